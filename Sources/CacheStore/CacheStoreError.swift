@@ -1,0 +1,34 @@
+/// Errors every backend reports in the same words.
+///
+/// Backend-specific failures (a SQLite error code, a D-Bus error) arrive as ``backend(_:)`` with the
+/// backend's own error, whose description says what happened and where. No case ever carries an
+/// item's `data`.
+public enum CacheStoreError: Error, Sendable, CustomStringConvertible {
+    /// The item or query names an access group the store was not opened for.
+    case accessGroupNotAllowed(String, allowed: [String])
+    /// The store was opened with no access group at all.
+    case noAccessGroups
+    /// An item that cannot be stored, e.g. a `data` over the backend's limit; `reason` says which.
+    case invalidItem(reason: String)
+    /// The specification of a store (`--store`, `TOKENCACHE_STORE`) cannot be understood.
+    case invalidSpecification(String, reason: String)
+    /// The backend failed; the wrapped error names the backend, the operation and the cause.
+    case backend(any Error & Sendable)
+
+    public var description: String {
+        switch self {
+        case .accessGroupNotAllowed(let group, let allowed):
+            let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
+            return "access group '\(group)' is not one this store was opened for (\(list)); "
+                + "add it with --access-group or TOKENCACHE_ACCESS_GROUPS"
+        case .noAccessGroups:
+            return "a store must be opened for at least one access group"
+        case .invalidItem(let reason):
+            return "invalid item: \(reason)"
+        case .invalidSpecification(let spec, let reason):
+            return "cannot use store '\(spec)': \(reason)"
+        case .backend(let error):
+            return String(describing: error)
+        }
+    }
+}

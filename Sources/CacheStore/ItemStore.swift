@@ -1,0 +1,67 @@
+import Foundation
+
+/// A keychain-equivalent item store: the contract every backend keeps.
+///
+/// - Identity is `(accessGroup, account, service, type)`; saving an existing identity replaces its
+///   `generic` and `data` and keeps its `created` date.
+/// - A query matches the attributes it names, exactly; ``items(matching:)`` returns every match.
+/// - ``apply(_:)`` runs a batch of saves and deletes atomically: afterwards either all of it is
+///   visible, to this process and every other, or none of it.
+/// - The store serves only the ``accessGroups`` it was opened for; naming any other group throws
+///   ``CacheStoreError/accessGroupNotAllowed(_:allowed:)``.
+///
+/// Implementations are safe to call from any thread.
+public protocol ItemStore: AnyObject, Sendable {
+    /// The access groups this store was opened for.
+    var accessGroups: AccessGroups { get }
+
+    /// Every item matching `query`, in the order they were first added.
+    func items(matching query: ItemQuery) throws -> [StoreItem]
+
+    /// Applies the operations in order, atomically.
+    @discardableResult
+    func apply(_ batch: [StoreOperation]) throws -> BatchResult
+
+    /// A value that changes whenever the store's content may have changed, by this process or any other.
+    ///
+    /// Caches built over a store compare stamps to decide whether to reload; computing one is meant
+    /// to be much cheaper than a query.
+    func changeStamp() throws -> ChangeStamp
+}
+
+/// An opaque revision of a store's content. Equal stamps mean no commit happened in between.
+public struct ChangeStamp: Sendable, Hashable {
+    public let rawValue: [UInt64]
+
+    public init(_ parts: UInt64...) { self.rawValue = parts }
+}
+
+extension ItemStore {
+    /// Saves one item (update-then-add).
+    @discardableResult
+    public func save(_ item: StoreItem) throws -> BatchResult {
+        try apply([.save(item)])
+    }
+
+    /// Saves the items in one atomic batch.
+    @discardableResult
+    public func save(_ items: [StoreItem]) throws -> BatchResult {
+        try apply(items.map(StoreOperation.save))
+    }
+
+    /// Deletes every item matching `query`; returns how many were removed.
+    @discardableResult
+    public func delete(matching query: ItemQuery) throws -> Int {
+        try apply([.delete(query)]).deleted
+    }
+
+    /// Every item in the store's access groups.
+    public func allItems() throws -> [StoreItem] {
+        try items(matching: ItemQuery())
+    }
+
+    /// The item with this identity, if any.
+    public func item(_ identity: ItemIdentity) throws -> StoreItem? {
+        try items(matching: identity.query).first
+    }
+}

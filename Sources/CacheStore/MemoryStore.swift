@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+
+/// An item store that lives in this process's memory only: for tests and ephemeral caches.
+///
+/// It keeps the full ``ItemStore`` contract, so it is the reference the other backends are tested
+/// against.
+public final class MemoryStore: ItemStore {
+    public let accessGroups: AccessGroups
+
+    private struct State {
+        /// Items in insertion order; `nil` marks a deleted slot until the next compaction.
+        var slots: [StoreItem?] = []
+        var index: [ItemIdentity: Int] = [:]
+        var holes = 0
+        var revision: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let clock: @Sendable () -> Date
+
+    /// Opens an empty store for `accessGroups`.
+    ///
+    /// - Parameter clock: the source of `created`/`modified` dates; tests may fix it.
+    public init(accessGroups: AccessGroups, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.accessGroups = accessGroups
+        self.clock = clock
+    }
+
+    public func items(matching query: ItemQuery) throws -> [StoreItem] {
+        try accessGroups.check(query)
+        return state.withLock { state in
+            if let identity = query.identity {
+                guard let slot = state.index[identity], let item = state.slots[slot], query.matches(item) else {
+                    return []
+                }
+                return [item]
+            }
+            return state.slots.compactMap { item in
+                guard let item, query.matches(item) else { return nil }
+                return item
+            }
+        }
+    }
+
+    public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
+        try accessGroups.check(batch)
+        let now = clock()
+        return state.withLock { state in
+            // Validation happened above, so every step below succeeds: the batch is all-or-nothing.
+            var result = BatchResult()
+            for operation in batch {
+                switch operation {
+                case .save(var item):
+                    item.modified = now
+                    if let slot = state.index[item.identity], let existing = state.slots[slot] {
+                        item.created = existing.created
+                        state.slots[slot] = item
+                        result.replaced += 1
+                    } else {
+                        item.created = now
+                        state.index[item.identity] = state.slots.count
+                        state.slots.append(item)
+                        result.added += 1
+                    }
+                case .delete(let query):
+                    for (slot, item) in state.slots.enumerated() {
+                        guard let item, query.matches(item) else { continue }
+                        state.slots[slot] = nil
+                        state.index[item.identity] = nil
+                        state.holes += 1
+                        result.deleted += 1
+                    }
+                }
+            }
+            if state.holes > 64 && state.holes * 2 > state.slots.count { Self.compact(&state) }
+            if result != BatchResult() { state.revision &+= 1 }
+            return result
+        }
+    }
+
+    public func changeStamp() throws -> ChangeStamp {
+        ChangeStamp(state.withLock { $0.revision })
+    }
+
+    private static func compact(_ state: inout State) {
+        state.slots = state.slots.filter { $0 != nil }
+        state.holes = 0
+        state.index = [:]
+        for (slot, item) in state.slots.enumerated() {
+            state.index[item!.identity] = slot
+        }
+    }
+}
