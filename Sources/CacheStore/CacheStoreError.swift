@@ -1,8 +1,7 @@
 /// Errors every backend reports in the same words.
 ///
-/// Backend-specific failures (a SQLite error code, a D-Bus error) arrive as ``backend(_:)`` with the
-/// backend's own error, whose description says what happened and where. No case ever carries an
-/// item's `data`.
+/// Backend-specific failures (a SQLite error code, a D-Bus error) are thrown as the backend's own
+/// error type, whose description says what happened and where. No error ever carries an item's `data`.
 public enum CacheStoreError: Error, Sendable, CustomStringConvertible {
     /// The item or query names an access group the store was not opened for.
     case accessGroupNotAllowed(String, allowed: [String])
@@ -12,8 +11,6 @@ public enum CacheStoreError: Error, Sendable, CustomStringConvertible {
     case invalidItem(reason: String)
     /// The specification of a store (`--store`, `TOKENCACHE_STORE`) cannot be understood.
     case invalidSpecification(String, reason: String)
-    /// The backend failed; the wrapped error names the backend, the operation and the cause.
-    case backend(any Error & Sendable)
 
     public var description: String {
         switch self {
@@ -27,8 +24,6 @@ public enum CacheStoreError: Error, Sendable, CustomStringConvertible {
             return "invalid item: \(reason)"
         case .invalidSpecification(let spec, let reason):
             return "cannot use store '\(spec)': \(reason)"
-        case .backend(let error):
-            return String(describing: error)
         }
     }
 }

@@ -18,12 +18,20 @@ public final class MemoryStore: ItemStore {
 
     private let state = Mutex(State())
     private let clock: @Sendable () -> Date
+    private let maximumDataSize: Int
 
     /// Opens an empty store for `accessGroups`.
     ///
-    /// - Parameter clock: the source of `created`/`modified` dates; tests may fix it.
-    public init(accessGroups: AccessGroups, clock: @escaping @Sendable () -> Date = Date.init) {
+    /// - Parameters:
+    ///   - clock: the source of `created`/`modified` dates; tests may fix it.
+    ///   - maximumDataSize: the largest `data` an item may have.
+    public init(
+        accessGroups: AccessGroups,
+        maximumDataSize: Int = StoreLimits.maximumDataSize,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.accessGroups = accessGroups
+        self.maximumDataSize = maximumDataSize
         self.clock = clock
     }
 
@@ -45,6 +53,7 @@ public final class MemoryStore: ItemStore {
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
         try accessGroups.check(batch)
+        for case .save(let item) in batch { try StoreLimits.check(item, maximumDataSize: maximumDataSize) }
         let now = clock()
         return state.withLock { state in
             // Validation happened above, so every step below succeeds: the batch is all-or-nothing.

@@ -1,0 +1,209 @@
+import Foundation
+
+/// The `keychain-items` interchange format: a JSON array of raw items, lossless between stores.
+///
+/// Each element is `{"access_group", "account", "service", "generic", "type", "data"}`:
+/// `generic` is a UTF-8 string, or `{"base64": "…"}` when its bytes are not UTF-8, or `null` when
+/// absent; `type` is a number or `null`; `data` is standard Base64. Writers may add `created` and
+/// `modified` (ISO 8601); readers ignore unknown keys.
+public enum KeychainItemsFormat {
+    /// Options for ``encode(_:options:)``.
+    public struct EncodeOptions: Sendable {
+        /// Whether to write `data`. Without it the output carries `data_size` instead, so it can be
+        /// shown to a person without revealing tokens.
+        public var includeData: Bool
+        /// Whether to write the store's `created`/`modified` dates.
+        public var includeDates: Bool
+
+        public init(includeData: Bool = true, includeDates: Bool = false) {
+            self.includeData = includeData
+            self.includeDates = includeDates
+        }
+    }
+
+    /// Encodes the items as a pretty-printed JSON array (keys sorted, so output is stable).
+    public static func encode(_ items: [StoreItem], options: EncodeOptions = EncodeOptions()) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Strings, integers and nulls only: encoding cannot fail.
+        let data = try! encoder.encode(items.map { Element($0, options: options) })
+        return data + Data("\n".utf8)
+    }
+
+    /// Decodes a `keychain-items` document.
+    ///
+    /// - Parameter source: names the input in errors (a file path, `stdin`).
+    /// - Throws: ``KeychainItemsFormatError`` naming the source, the element index and the field.
+    public static func decode(_ data: Data, source: String) throws(KeychainItemsFormatError) -> [StoreItem] {
+        do {
+            return try JSONDecoder().decode([Element].self, from: data).map { $0.item }
+        } catch let error as KeychainItemsFormatError {
+            throw error
+        } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+            throw .notJSON(source: source)
+        } catch let error as DecodingError {
+            throw KeychainItemsFormatError(error, source: source)
+        } catch {
+            throw .notJSON(source: source)
+        }
+    }
+
+    /// One element of the array, as written and read.
+    private struct Element: Codable {
+        var accessGroup: String
+        var account: String
+        var service: String
+        var generic: Generic?
+        var type: UInt32?
+        var data: String?
+        var dataSize: Int?
+        var created: String?
+        var modified: String?
+
+        enum CodingKeys: String, CodingKey {
+            case accessGroup = "access_group", account, service, generic, type, data
+            case dataSize = "data_size", created, modified
+        }
+
+        enum Generic: Codable {
+            case text(String)
+            case bytes(Data)
+
+            private enum Keys: String, CodingKey { case base64 }
+
+            init(from decoder: any Decoder) throws {
+                if let text = try? decoder.singleValueContainer().decode(String.self) {
+                    self = .text(text)
+                    return
+                }
+                let container = try decoder.container(keyedBy: Keys.self)
+                let text = try container.decode(String.self, forKey: .base64)
+                guard let bytes = Data(base64Encoded: text) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .base64, in: container, debugDescription: "standard Base64")
+                }
+                self = .bytes(bytes)
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                switch self {
+                case .text(let text):
+                    var container = encoder.singleValueContainer()
+                    try container.encode(text)
+                case .bytes(let bytes):
+                    var container = encoder.container(keyedBy: Keys.self)
+                    try container.encode(bytes.base64EncodedString(), forKey: .base64)
+                }
+            }
+
+            var bytes: Data {
+                switch self {
+                case .text(let text): Data(text.utf8)
+                case .bytes(let bytes): bytes
+                }
+            }
+        }
+
+        init(_ item: StoreItem, options: EncodeOptions) {
+            accessGroup = item.accessGroup
+            account = item.account
+            service = item.service
+            generic = item.generic.map { bytes in
+                if let text = String(data: bytes, encoding: .utf8), Data(text.utf8) == bytes { return .text(text) }
+                return .bytes(bytes)
+            }
+            type = item.type
+            if options.includeData {
+                data = item.data.base64EncodedString()
+            } else {
+                dataSize = item.data.count
+            }
+            if options.includeDates {
+                let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+                created = item.created?.formatted(style)
+                modified = item.modified?.formatted(style)
+            }
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            accessGroup = try container.decode(String.self, forKey: .accessGroup)
+            account = try container.decode(String.self, forKey: .account)
+            service = try container.decode(String.self, forKey: .service)
+            generic = try container.decodeIfPresent(Generic.self, forKey: .generic)
+            type = try container.decodeIfPresent(UInt32.self, forKey: .type)
+            let text = try container.decode(String.self, forKey: .data)
+            guard Data(base64Encoded: text) != nil else {
+                throw DecodingError.dataCorruptedError(forKey: .data, in: container, debugDescription: "standard Base64")
+            }
+            data = text
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(accessGroup, forKey: .accessGroup)
+            try container.encode(account, forKey: .account)
+            try container.encode(service, forKey: .service)
+            try container.encode(generic, forKey: .generic)  // null when absent
+            try container.encode(type, forKey: .type)  // null when absent
+            try container.encodeIfPresent(data, forKey: .data)
+            try container.encodeIfPresent(dataSize, forKey: .dataSize)
+            try container.encodeIfPresent(created, forKey: .created)
+            try container.encodeIfPresent(modified, forKey: .modified)
+        }
+
+        var item: StoreItem {
+            StoreItem(
+                accessGroup: accessGroup, account: account, service: service,
+                generic: generic?.bytes, type: type, data: Data(base64Encoded: data ?? "") ?? Data())
+        }
+    }
+}
+
+/// Why a `keychain-items` document could not be read. Never includes item data.
+public enum KeychainItemsFormatError: Error, Sendable, CustomStringConvertible, Equatable {
+    case notJSON(source: String)
+    case notAnArray(source: String)
+    /// Element `index` (0-based) has a missing or wrong `field` (`nil`: the element itself).
+    case invalidField(source: String, index: Int, field: String?, expected: String)
+
+    init(_ error: DecodingError, source: String) {
+        let path: [any CodingKey]
+        let expected: String
+        switch error {
+        case .typeMismatch(let type, let context):
+            path = context.codingPath
+            expected = type == UInt32.self ? "an integer from 0 to 4294967295 or null" : "of another type (\(type))"
+        case .valueNotFound(_, let context):
+            path = context.codingPath
+            expected = "present and not null"
+        case .keyNotFound(let key, let context):
+            path = context.codingPath + [key]
+            expected = "present"
+        case .dataCorrupted(let context):
+            path = context.codingPath
+            expected = context.debugDescription.count < 60 ? context.debugDescription : "valid"
+        @unknown default:
+            self = .notJSON(source: source)
+            return
+        }
+        guard let index = path.first?.intValue else {
+            self = .notAnArray(source: source)
+            return
+        }
+        let field = path.dropFirst().map(\.stringValue).joined(separator: ".")
+        self = .invalidField(source: source, index: index, field: field.isEmpty ? nil : field, expected: expected)
+    }
+
+    public var description: String {
+        switch self {
+        case .notJSON(let source):
+            return "\(source): not valid JSON"
+        case .notAnArray(let source):
+            return "\(source): a keychain-items document is a JSON array of items"
+        case .invalidField(let source, let index, let field, let expected):
+            let place = field.map { "field '\($0)'" } ?? "the element"
+            return "\(source): item \(index): \(place) must be \(expected)"
+        }
+    }
+}

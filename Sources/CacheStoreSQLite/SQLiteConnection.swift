@@ -1,0 +1,100 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection with a cache of prepared statements. Not thread-safe: its owner serialises use.
+final class SQLiteConnection {
+    let path: String
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens an existing database file read-write (the file must exist; see ``SecureFile``).
+    init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteStoreError) {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(db)
+            throw .sqlite(SQLiteError(code: code & 0xFF, extendedCode: code, message: message, operation: "open", path: path))
+        }
+        self.handle = db
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(_ code: Int32, _ operation: String) -> SQLiteStoreError {
+        .sqlite(SQLiteError(
+            code: code & 0xFF,
+            extendedCode: sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)),
+            operation: operation,
+            path: path
+        ))
+    }
+
+    /// Runs SQL that returns no rows (several statements allowed).
+    func execute(_ sql: String, _ operation: String) throws(SQLiteStoreError) {
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw error(code, operation) }
+    }
+
+    /// A cached prepared statement for `sql`, reset and ready to bind.
+    func statement(_ sql: String) throws(SQLiteStoreError) -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        var raw: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &raw, nil)
+        guard code == SQLITE_OK, let raw else { throw error(code, "prepare") }
+        let statement = SQLiteStatement(handle: raw, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Reads a one-integer pragma or query.
+    func integer(_ sql: String, _ operation: String) throws(SQLiteStoreError) -> Int64 {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        let code = statement.step()
+        guard code == SQLITE_ROW else { throw error(code, operation) }
+        return statement.int64(0)
+    }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed if it returns, rolled back if it throws.
+    ///
+    /// IMMEDIATE takes the write lock up front, so a writer waits in the busy handler instead of
+    /// failing with `SQLITE_BUSY` when it upgrades a read.
+    func writeTransaction<T, Failure: Error>(
+        _ operation: String, _ body: () throws(Failure) -> T
+    ) throws -> T {
+        try execute("BEGIN IMMEDIATE", operation)
+        do {
+            let result = try body()
+            try execute("COMMIT", operation)
+            return result
+        } catch {
+            sqlite3_exec(handle, "ROLLBACK", nil, nil, nil)
+            throw error
+        }
+    }
+}
+
+extension SQLiteConnection {
+    /// Reads a one-text-column pragma or query.
+    func string(_ sql: String, _ operation: String) throws(SQLiteStoreError) -> String {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        let code = statement.step()
+        guard code == SQLITE_ROW else { throw error(code, operation) }
+        return statement.string(0)
+    }
+}

@@ -1,0 +1,34 @@
+/// Why a SQLite store could not be opened or used.
+public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
+    /// SQLite reported an error.
+    case sqlite(SQLiteError)
+    /// Creating the store's directory or file failed with `errno`.
+    case cannotCreate(path: String, errno: Int32)
+    /// The file is a SQLite database of another program.
+    case notATokenCacheStore(path: String)
+    /// The file was written by a newer tokencache whose schema this version does not know.
+    case newerSchema(path: String, found: Int32, supported: Int32)
+
+    public var description: String {
+        switch self {
+        case .sqlite(let error):
+            return error.description
+        case .cannotCreate(let path, let code):
+            return "cannot create \(path): \(String(cString: strerror(code)))"
+        case .notATokenCacheStore(let path):
+            return "\(path) is a SQLite database of another program, not a tokencache store; "
+                + "choose another path with --store sqlite:PATH"
+        case .newerSchema(let path, let found, let supported):
+            return "\(path) uses store schema \(found), but this tokencache understands up to \(supported); "
+                + "upgrade tokencache to open it (the file was left unchanged)"
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

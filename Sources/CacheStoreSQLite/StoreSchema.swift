@@ -1,0 +1,73 @@
+/// The store's table layout and the migrations that bring any older file up to date.
+///
+/// `PRAGMA user_version` records the schema version and `PRAGMA application_id` marks the file as a
+/// tokencache store. Each migration runs inside the opening transaction, so a file is either at its
+/// old version or fully at the new one.
+enum StoreSchema {
+    /// `'tkca'`: tells a tokencache store from another program's SQLite database.
+    static let applicationID: Int64 = 0x746B_6361
+
+    /// `type` is NOT NULL with -1 for "absent", so that the identity index treats two type-less items
+    /// with the same account and service as the same item (SQL unique indexes treat NULLs as distinct).
+    static let absentType: Int64 = -1
+
+    /// Migration `n` (1-based) takes a file from version `n - 1` to version `n`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE items (
+            access_group TEXT NOT NULL,
+            account      TEXT NOT NULL,
+            service      TEXT NOT NULL,
+            type         INTEGER NOT NULL,
+            generic      BLOB,
+            data         BLOB NOT NULL,
+            created      REAL NOT NULL,
+            modified     REAL NOT NULL
+        );
+        CREATE UNIQUE INDEX items_identity ON items (access_group, account, service, type);
+        CREATE INDEX items_group_type ON items (access_group, type);
+        CREATE INDEX items_group_generic_type ON items (access_group, generic, type);
+        """,
+    ]
+
+    static var latestVersion: Int32 { Int32(migrations.count) }
+
+    /// Throws unless the file is empty or a tokencache store this version can read. Writes nothing,
+    /// so it runs before anything (journal mode included) touches a file that may be someone else's.
+    ///
+    /// - Returns: the file's schema version, and whether it still has to be marked as a store.
+    @discardableResult
+    static func inspect(_ connection: SQLiteConnection) throws(SQLiteStoreError) -> (version: Int32, isNew: Bool) {
+        let applicationID = try connection.integer("PRAGMA application_id", "read application id")
+        let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version", "read schema version"))
+        var isNew = false
+        if applicationID != Self.applicationID {
+            let objects = try connection.integer("SELECT count(*) FROM sqlite_schema", "inspect database")
+            guard applicationID == 0 && objects == 0 && version == 0 else {
+                throw .notATokenCacheStore(path: connection.path)
+            }
+            isNew = true
+        }
+        guard version <= latestVersion else {
+            throw .newerSchema(path: connection.path, found: version, supported: latestVersion)
+        }
+        return (version, isNew)
+    }
+
+    /// Brings the database up to ``latestVersion``; refuses foreign and newer files without changing them.
+    static func migrate(_ connection: SQLiteConnection) throws {
+        try connection.writeTransaction("open store") { () throws(SQLiteStoreError) in
+            // Checked again under the write lock: another process may have created the schema meanwhile.
+            let (version, isNew) = try inspect(connection)
+            if isNew {
+                try connection.execute("PRAGMA application_id = \(Self.applicationID)", "mark store")
+            }
+            for step in Int(version)..<migrations.count {
+                try connection.execute(migrations[step], "migrate store to schema \(step + 1)")
+            }
+            if version < latestVersion {
+                try connection.execute("PRAGMA user_version = \(latestVersion)", "record schema version")
+            }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+import CacheStore
+import CacheStoreLocation
+import Foundation
+
+/// The options every command that opens a store accepts.
+struct StoreOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The store: sqlite:PATH or memory (default: TOKENCACHE_STORE, else $XDG_DATA_HOME/tokencache/cache.sqlite).",
+            valueName: "store"))
+    var store: String?
+
+    @Option(
+        name: .customLong("access-group"),
+        help: ArgumentHelp(
+            "An access group this process may use; repeat for several, the first receives writes (default: TOKENCACHE_ACCESS_GROUPS, else com.microsoft.adalcache).",
+            valueName: "group"))
+    var accessGroups: [String] = []
+
+    /// Opens the store these options name, reporting failures with the CLI's exit codes.
+    func open() throws -> any ItemStore {
+        try exitOnFailure {
+            let environment = StoreEnvironment(
+                variables: ProcessInfo.processInfo.environment,
+                currentDirectory: FileManager.default.currentDirectoryPath)
+            let specification = try environment.specification(flag: store)
+            let groups = try environment.accessGroups(flags: accessGroups)
+            return try StoreOpener.open(specification, accessGroups: groups)
+        }
+    }
+}

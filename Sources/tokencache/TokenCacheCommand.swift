@@ -1,0 +1,18 @@
+import ArgumentParser
+
+@main
+struct TokenCacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokencache",
+        abstract: "Inspect and manage a unified MSAL/ADAL token cache.",
+        discussion: """
+            The store is chosen with --store or TOKENCACHE_STORE (sqlite:PATH or memory); by default \
+            it is $XDG_DATA_HOME/tokencache/cache.sqlite. Secrets are never printed unless a command \
+            is given --reveal-secrets.
+
+            Exit status: 0 ok, 1 not found, 2 usage, 65 bad input data, 74 I/O or backend unavailable.
+            """,
+        version: "0.1.0",
+        subcommands: [Accounts.self, Dump.self]
+    )
+}

@@ -1,0 +1,91 @@
+import CacheStore
+import CacheStoreSQLite
+import Foundation
+import Testing
+
+/// Real separate processes against one SQLite file.
+@Suite("SQLite store across processes", .serialized)
+struct MultiProcessTests {
+    @Test("4 writers × 500 saves with concurrent readers: nothing lost, integrity ok")
+    func concurrentWritersAndReaders() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("cache.sqlite")
+        let stopFile = directory.path("stop")
+        // Create the store first so the workers race on data, not on creating the schema.
+        let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
+
+        let readers = try (0..<2).map { _ in try Worker.Running(["read", path, "g", stopFile]) }
+        let writers = try (0..<4).map { try Worker.Running(["write", path, "g", "\($0)", "500"]) }
+        for writer in writers {
+            let (status, errors) = writer.wait()
+            #expect(status == 0, "writer failed: \(errors)")
+            #expect(writer.lines.last == "done 500")
+        }
+        #expect(FileManager.default.createFile(atPath: stopFile, contents: nil))
+        for reader in readers {
+            let (status, errors) = reader.wait()
+            #expect(status == 0, "reader failed: \(errors)")
+            #expect(reader.lines.last?.hasPrefix("reads ") == true)
+        }
+
+        #expect(try store.items(matching: ItemQuery(type: 2001)).count == 2000)
+        for worker in 0..<4 {
+            let items = try store.items(matching: ItemQuery(account: "writer-\(worker)"))
+            #expect(Set(items.map(\.service)) == Set((0..<500).map { "item-\($0)" }))
+        }
+        #expect(try store.integrityCheck().isEmpty)
+    }
+
+    @Test("a writer killed with SIGKILL mid-batch 20 times: no partial batch, every acknowledged batch kept")
+    func killedWriterLeavesNoPartialBatch() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("cache.sqlite")
+        let batchSize = 400
+        var acknowledged = 0
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<20 {
+            let writer = try Worker.Running(["batches", path, "g\(round)", "\(batchSize)"])
+            // Let it commit at least one batch, then kill it at a random moment of a later one.
+            let deadline = Date().addingTimeInterval(30)
+            while writer.lines.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
+            Thread.sleep(forTimeInterval: Double.random(in: 0.0...0.05, using: &generator))
+            writer.kill()
+            let committed = writer.lines.filter { $0.hasPrefix("committed ") }.count
+            #expect(committed >= 1, "round \(round): the writer never committed")
+            acknowledged += committed
+
+            // The store opens, and each batch is all there or not there at all.
+            let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g\(round)"]))
+            let items = try store.allItems()
+            let sizes = Dictionary(grouping: items, by: { $0.generic ?? Data() }).mapValues(\.count)
+            for (batch, size) in sizes {
+                #expect(size == batchSize, "round \(round): batch \(String(decoding: batch, as: UTF8.self)) has \(size) items")
+            }
+            // Every batch the worker reported as committed is present.
+            #expect(sizes.count >= committed, "round \(round): \(committed) acknowledged, \(sizes.count) present")
+            #expect(sizes.count <= committed + 1)
+            #expect(try store.integrityCheck().isEmpty)
+        }
+        #expect(acknowledged >= 20)
+    }
+
+    @Test("a commit by another process changes the stamp and is visible to the next query")
+    func otherProcessCommitsAreSeen() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("cache.sqlite")
+        let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
+        _ = try store.allItems()
+        let before = try store.changeStamp()
+        #expect(try store.changeStamp() == before)
+
+        let writer = try Worker.Running(["save", path, "g", "someone", "something"])
+        let (status, errors) = writer.wait()
+        #expect(status == 0, "\(errors)")
+
+        #expect(try store.changeStamp() != before)
+        #expect(try store.items(matching: ItemQuery(account: "someone")).count == 1)
+    }
+}

@@ -1,0 +1,77 @@
+// A worker the SQLite tests start as separate processes, so that concurrency and crashes are real.
+//
+//   store-worker write PATH GROUP WORKER COUNT     COUNT saves, one transaction each; prints "done N"
+//   store-worker read PATH GROUP STOPFILE          queries until STOPFILE exists; counts never shrink
+//   store-worker batches PATH GROUP SIZE           batch after batch of SIZE items; prints "committed K"
+//   store-worker save PATH GROUP ACCOUNT SERVICE   saves one item, prints "saved"
+import CacheStore
+import CacheStoreSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a line to stdout at once (no buffering), so a parent that kills us has seen every line.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("store-worker: \(message)\n".utf8))
+    exit(1)
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else { fail("usage: store-worker MODE PATH GROUP …") }
+let mode = arguments[1]
+let path = arguments[2]
+let group = arguments[3]
+
+do {
+    let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
+    switch mode {
+    case "write":
+        let worker = arguments[4]
+        let count = Int(arguments[5])!
+        for index in 0..<count {
+            try store.save(StoreItem(
+                accessGroup: group, account: "writer-\(worker)", service: "item-\(index)",
+                generic: Data("w".utf8), type: 2001, data: Data("payload \(worker) \(index)".utf8)))
+        }
+        say("done \(count)")
+    case "read":
+        let stopFile = arguments[4]
+        var last = 0
+        var reads = 0
+        while !FileManager.default.fileExists(atPath: stopFile) {
+            let count = try store.items(matching: ItemQuery(type: 2001)).count
+            if count < last { fail("count went down from \(last) to \(count)") }
+            last = count
+            reads += 1
+        }
+        say("reads \(reads) last \(last)")
+    case "batches":
+        let size = Int(arguments[4])!
+        let payload = Data(repeating: 0x61, count: 2048)
+        var batch = 0
+        while true {
+            let items = (0..<size).map { index in
+                StoreItem(
+                    accessGroup: group, account: "batch", service: "b\(batch)-\(index)",
+                    generic: Data("batch-\(batch)".utf8), type: 2002, data: payload)
+            }
+            try store.save(items)
+            say("committed \(batch)")
+            batch += 1
+        }
+    case "save":
+        try store.save(StoreItem(
+            accessGroup: group, account: arguments[4], service: arguments[5], type: 2001, data: Data("x".utf8)))
+        say("saved")
+    default:
+        fail("unknown mode \(mode)")
+    }
+} catch {
+    fail(String(describing: error))
+}
