@@ -46,15 +46,16 @@ let package = Package(
             path: "Tests/store-worker"
         ),
 
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         // The store contract, run against every backend.
         .testTarget(name: "CacheStoreConformanceTests", dependencies: ["CacheStore", "CacheStoreSQLite"]),
         .testTarget(
             name: "CacheStoreSQLiteTests",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CSQLite", "store-worker"]
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
-        .testTarget(name: "tokencacheTests", dependencies: ["tokencache"]),
+        .testTarget(name: "tokencacheTests", dependencies: ["TestSupport", "tokencache"]),
     ],
     swiftLanguageModes: [.v6]
 )

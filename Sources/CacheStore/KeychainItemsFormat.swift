@@ -131,7 +131,14 @@ public enum KeychainItemsFormat {
             account = try container.decode(String.self, forKey: .account)
             service = try container.decode(String.self, forKey: .service)
             generic = try container.decodeIfPresent(Generic.self, forKey: .generic)
-            type = try container.decodeIfPresent(UInt32.self, forKey: .type)
+            // Read as a Double so that an out-of-range number is reported on this field, not as bad JSON.
+            if let number = try container.decodeIfPresent(Double.self, forKey: .type) {
+                guard let code = UInt32(exactly: number) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .type, in: container, debugDescription: "an integer from 0 to 4294967295 or null")
+                }
+                type = code
+            }
             let text = try container.decode(String.self, forKey: .data)
             guard Data(base64Encoded: text) != nil else {
                 throw DecodingError.dataCorruptedError(forKey: .data, in: container, debugDescription: "standard Base64")
@@ -173,7 +180,7 @@ public enum KeychainItemsFormatError: Error, Sendable, CustomStringConvertible, 
         switch error {
         case .typeMismatch(let type, let context):
             path = context.codingPath
-            expected = type == UInt32.self ? "an integer from 0 to 4294967295 or null" : "of another type (\(type))"
+            expected = type == String.self ? "a string" : type == Double.self ? "an integer from 0 to 4294967295 or null" : "of another type (\(type))"
         case .valueNotFound(_, let context):
             path = context.codingPath
             expected = "present and not null"

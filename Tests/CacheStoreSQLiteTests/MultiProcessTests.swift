@@ -1,6 +1,7 @@
 import CacheStore
 import CacheStoreSQLite
 import Foundation
+import TestSupport
 import Testing
 
 /// Real separate processes against one SQLite file.
@@ -15,8 +16,8 @@ struct MultiProcessTests {
         // Create the store first so the workers race on data, not on creating the schema.
         let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
 
-        let readers = try (0..<2).map { _ in try Worker.Running(["read", path, "g", stopFile]) }
-        let writers = try (0..<4).map { try Worker.Running(["write", path, "g", "\($0)", "500"]) }
+        let readers = try (0..<2).map { _ in try ChildProcess("store-worker", ["read", path, "g", stopFile]) }
+        let writers = try (0..<4).map { try ChildProcess("store-worker", ["write", path, "g", "\($0)", "500"]) }
         for writer in writers {
             let (status, errors) = writer.wait()
             #expect(status == 0, "writer failed: \(errors)")
@@ -46,7 +47,7 @@ struct MultiProcessTests {
         var acknowledged = 0
         var generator = SystemRandomNumberGenerator()
         for round in 0..<20 {
-            let writer = try Worker.Running(["batches", path, "g\(round)", "\(batchSize)"])
+            let writer = try ChildProcess("store-worker", ["batches", path, "g\(round)", "\(batchSize)"])
             // Let it commit at least one batch, then kill it at a random moment of a later one.
             let deadline = Date().addingTimeInterval(30)
             while writer.lines.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
@@ -81,7 +82,7 @@ struct MultiProcessTests {
         let before = try store.changeStamp()
         #expect(try store.changeStamp() == before)
 
-        let writer = try Worker.Running(["save", path, "g", "someone", "something"])
+        let writer = try ChildProcess("store-worker", ["save", path, "g", "someone", "something"])
         let (status, errors) = writer.wait()
         #expect(status == 0, "\(errors)")
 

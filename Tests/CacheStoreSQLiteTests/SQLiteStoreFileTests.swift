@@ -2,15 +2,11 @@ import CSQLite
 import CacheStore
 import CacheStoreSQLite
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("SQLite store file")
 struct SQLiteStoreFileTests {
-    func mode(_ path: String) throws -> Int {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
-    }
-
     @Test func createsFile0600InDirectories0700AndSidecarsAlike() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
@@ -21,12 +17,12 @@ struct SQLiteStoreFileTests {
         defer { umask(previous) }
         let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         try store.save(StoreItem(accessGroup: "g", account: "a", service: "s", data: Data("x".utf8)))
-        #expect(try mode(path) == 0o600)
-        #expect(try mode(path + "-wal") == 0o600)
-        #expect(try mode(path + "-shm") == 0o600)
-        #expect(try mode(nested) == 0o700)
-        #expect(try mode(directory.path("a/b")) == 0o700)
-        #expect(try mode(directory.path("a")) == 0o700)
+        #expect(try posixMode(path) == 0o600)
+        #expect(try posixMode(path + "-wal") == 0o600)
+        #expect(try posixMode(path + "-shm") == 0o600)
+        #expect(try posixMode(nested) == 0o700)
+        #expect(try posixMode(directory.path("a/b")) == 0o700)
+        #expect(try posixMode(directory.path("a")) == 0o700)
         let noLockFiles = try FileManager.default.contentsOfDirectory(atPath: nested).sorted()
         #expect(noLockFiles == ["cache.sqlite", "cache.sqlite-shm", "cache.sqlite-wal"])
     }
@@ -36,7 +32,7 @@ struct SQLiteStoreFileTests {
         defer { directory.cleanUp() }
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url.path)
         _ = try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: try AccessGroups(["g"]))
-        #expect(try mode(directory.url.path) == 0o755)
+        #expect(try posixMode(directory.url.path) == 0o755)
     }
 
     @Test func itemsPersistAcrossReopenWithSchemaVersion() throws {

@@ -1,0 +1,29 @@
+import Foundation
+import TestSupport
+
+/// Runs the built `tokencache` binary in a private HOME, as a user would.
+struct CLI {
+    let home: TemporaryDirectory
+
+    init() throws { home = try TemporaryDirectory() }
+
+    var environment: [String: String] {
+        var variables = ["HOME": home.url.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+        if let tmp = ProcessInfo.processInfo.environment["TMPDIR"] { variables["TMPDIR"] = tmp }
+        return variables
+    }
+
+    struct Result {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    func run(_ arguments: String..., environment extra: [String: String] = [:], input: Data? = nil) throws -> Result {
+        let process = try ChildProcess("tokencache", arguments, environment: environment.merging(extra) { $1 }, input: input)
+        let (status, errors) = process.wait()
+        return Result(status: status, output: process.output, errors: errors)
+    }
+
+    var defaultStorePath: String { home.path(".local/share/tokencache/cache.sqlite") }
+}
