@@ -113,7 +113,7 @@ public struct AccountMetadata: Sendable, Hashable {
         for (homeAccountId, value) in try fields.object(Field.accountMetadataMap) ?? JSONObject() {
             let path = "\(Field.accountMetadataMap).\(homeAccountId)"
             guard case .object(let entryObject) = value else {
-                throw .invalidField(path, reason: "must be a JSON object, found a \(value.kindName)", item: nil)
+                throw .invalidField(path, reason: "must be a JSON object, found \(value.kindWithArticle)", item: nil)
             }
             accounts[homeAccountId] = try Self.entry(entryObject, homeAccountId: homeAccountId, path: path)
         }
@@ -128,12 +128,12 @@ public struct AccountMetadata: Sendable, Hashable {
         for (mapKey, value) in try fields.object(Field.authorityMap) ?? JSONObject() {
             let mapPath = "\(path).\(Field.authorityMap).\(mapKey)"
             guard case .object(let urls) = value else {
-                throw .invalidField(mapPath, reason: "must be a JSON object of URL strings, found a \(value.kindName)", item: nil)
+                throw .invalidField(mapPath, reason: "must be a JSON object of URL strings, found \(value.kindWithArticle)", item: nil)
             }
             var urlMap: [String: String] = [:]
             for (request, resolved) in urls {
                 guard case .string(let resolvedURL) = resolved else {
-                    throw .invalidField(mapPath, reason: "must map URLs to URL strings, found a \(resolved.kindName)", item: nil)
+                    throw .invalidField(mapPath, reason: "must map URLs to URL strings, found \(resolved.kindWithArticle)", item: nil)
                 }
                 urlMap[request] = resolvedURL
             }

@@ -58,7 +58,7 @@ public struct Credential: Sendable, Hashable {
     public var realm: String?
     /// `target`: space-separated scopes as the server returned them, case preserved.
     public var target: String?
-    /// `family_id`: `"1"` for FOCI tokens; when set it replaces the client id in the key.
+    /// `family_id`: `"1"` for FOCI tokens; when set and not blank it replaces the client id in the key.
     public var familyId: String?
     /// `cached_at`, seconds since 1970.
     public var cachedAt: Int64?
@@ -267,7 +267,10 @@ public struct Credential: Sendable, Hashable {
     ///
     /// It is the generic attribute and the first part of the service.
     public var credentialId: String {
-        let clientPart = familyId ?? clientId ?? ""
+        // A blank family id ("" is what MSAL writes for "not in a family") does not replace the client
+        // id: keying such an RT as `refreshtoken---` would make every app's RT collide.
+        let family = familyId.flatMap { $0.isBlank ? nil : $0 }
+        let clientPart = family ?? clientId ?? ""
         var id = credentialType.keyString + "-" + norm(clientPart) + "-" + norm(keyRealm ?? "")
         if let keyApplicationIdentifier { id += "-" + norm(keyApplicationIdentifier) }
         return id

@@ -58,6 +58,14 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// ``kindName`` with its article, for messages: `an object`, `a string`, …
+    var kindWithArticle: String {
+        switch self {
+        case .object, .array: "an \(kindName)"
+        default: "a \(kindName)"
+        }
+    }
+
     /// The string, when this is a string.
     public var stringValue: String? {
         if case .string(let value) = self { return value }

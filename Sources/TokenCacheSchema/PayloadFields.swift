@@ -55,7 +55,7 @@ struct PayloadFields {
         switch value {
         case .null: return nil
         case .object(let object): return object
-        default: throw .invalidField(key, reason: "must be a JSON object, found a \(value.kindName)", item: nil)
+        default: throw .invalidField(key, reason: "must be a JSON object, found \(value.kindWithArticle)", item: nil)
         }
     }
 
@@ -64,7 +64,7 @@ struct PayloadFields {
         case .null: return nil
         case .string(let text): return text
         case .number(let number): return number.text
-        default: throw .invalidField(field, reason: "must be a string, found a \(value.kindName)", item: nil)
+        default: throw .invalidField(field, reason: "must be a string, found \(value.kindWithArticle)", item: nil)
         }
     }
 
@@ -87,7 +87,7 @@ struct PayloadFields {
             }
             return seconds
         default:
-            throw .invalidField(field, reason: "must be a string of seconds since 1970, found a \(value.kindName)", item: nil)
+            throw .invalidField(field, reason: "must be a string of seconds since 1970, found \(value.kindWithArticle)", item: nil)
         }
     }
 }

@@ -70,7 +70,7 @@ public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedJSON(let error, _):
             return "\(subject): the payload is not valid JSON: \(error); the item cannot be read and may be deleted and written again"
         case .notAnObject(let found, _):
-            return "\(subject): the payload is a JSON \(found), but a unified item must be a JSON object"
+            return "\(subject): the payload is a JSON \(found), not an object; a unified item's payload must be a JSON object"
         case .missingField(let field, _):
             return "\(subject): required field '\(field)' is missing or null"
         case .invalidField(let field, let reason, _):
