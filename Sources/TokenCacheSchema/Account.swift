@@ -8,17 +8,29 @@ import Foundation
 public struct Account: Sendable, Hashable {
     /// The payload key of each known field.
     public enum Field {
+        /// The `authority_type` member.
         public static let authorityType = "authority_type"
+        /// The `home_account_id` member.
         public static let homeAccountId = "home_account_id"
+        /// The `environment` member.
         public static let environment = "environment"
+        /// The `realm` member.
         public static let realm = "realm"
+        /// The `local_account_id` member.
         public static let localAccountId = "local_account_id"
+        /// The `username` member.
         public static let username = "username"
+        /// The `given_name` member.
         public static let givenName = "given_name"
+        /// The `middle_name` member.
         public static let middleName = "middle_name"
+        /// The `family_name` member.
         public static let familyName = "family_name"
+        /// The `name` member.
         public static let name = "name"
+        /// The `client_info` member.
         public static let clientInfo = "client_info"
+        /// The `alternative_account_id` member.
         public static let alternativeAccountId = "alternative_account_id"
     }
 
@@ -34,9 +46,13 @@ public struct Account: Sendable, Hashable {
     public var localAccountId: String?
     /// `username`: the preferred username as received (B2C without one: `Missing from the token response`).
     public var username: String?
+    /// `given_name`.
     public var givenName: String?
+    /// `middle_name`.
     public var middleName: String?
+    /// `family_name`.
     public var familyName: String?
+    /// `name`: the display name.
     public var name: String?
     /// `client_info`: the raw base64url client info.
     public var clientInfo: String?
@@ -45,6 +61,7 @@ public struct Account: Sendable, Hashable {
     /// Every payload member this model does not know, written back unchanged.
     public var additionalFields: JSONObject
 
+    /// Creates an account; MSAL writes ``AccountType/mssts``.
     public init(
         authorityType: AccountType = .mssts,
         homeAccountId: String? = nil,

@@ -9,12 +9,19 @@ import Foundation
 public struct AccountMetadata: Sendable, Hashable {
     /// The payload keys.
     public enum Field {
+        /// The `client_id` member.
         public static let clientId = "client_id"
+        /// The `principal_home_account_id` member.
         public static let principalHomeAccountId = "principal_home_account_id"
+        /// The `principal_username` member.
         public static let principalUsername = "principal_username"
+        /// The `principal_account_environment` member.
         public static let principalAccountEnvironment = "principal_account_environment"
+        /// The `account_metadata_map` member.
         public static let accountMetadataMap = "account_metadata_map"
+        /// The `home_account_id` member.
         public static let homeAccountId = "home_account_id"
+        /// The `sign_in_state` member.
         public static let signInState = "sign_in_state"
         /// Spelled as the Apple libraries spell it (`MSID_AUTHORITY_MAP_CACHE_KEY`).
         public static let authorityMap = "athority_map"
@@ -30,7 +37,9 @@ public struct AccountMetadata: Sendable, Hashable {
 
     /// Whether an account is signed in to this client.
     public enum SignInState: String, Sendable, Hashable, CaseIterable {
+        /// `signed_in`.
         case signedIn = "signed_in"
+        /// `signed_out`: hides the account from this client's account list.
         case signedOut = "signed_out"
         /// Also what any unrecognized `sign_in_state` reads as.
         case unknown
@@ -38,13 +47,17 @@ public struct AccountMetadata: Sendable, Hashable {
 
     /// The metadata of one home account.
     public struct Entry: Sendable, Hashable {
+        /// `client_id`.
         public var clientId: String?
+        /// `home_account_id`; the map key when the entry has none.
         public var homeAccountId: String
+        /// `sign_in_state`.
         public var signInState: SignInState
         /// URL-map key (``AccountMetadata/urlMapKey``, ``AccountMetadata/instanceAwareURLMapKey``)
         /// → request authority URL → authority URL actually used.
         public var authorityMap: [String: [String: String]]
 
+        /// Creates an entry, signed in with no mappings by default.
         public init(clientId: String?, homeAccountId: String, signInState: SignInState = .signedIn, authorityMap: [String: [String: String]] = [:]) {
             self.clientId = clientId
             self.homeAccountId = homeAccountId
@@ -55,12 +68,16 @@ public struct AccountMetadata: Sendable, Hashable {
 
     /// `client_id`, as given: it is also the service attribute, unnormalized.
     public var clientId: String
+    /// `principal_home_account_id`.
     public var principalHomeAccountId: String?
+    /// `principal_username`.
     public var principalUsername: String?
+    /// `principal_account_environment`.
     public var principalAccountEnvironment: String?
     /// `account_metadata_map`, keyed by home account id.
     public var accounts: [String: Entry]
 
+    /// Creates the metadata of `clientId`.
     public init(
         clientId: String,
         principalHomeAccountId: String? = nil,

@@ -7,8 +7,11 @@ import Foundation
 public struct AppMetadata: Sendable, Hashable {
     /// The payload key of each known field.
     public enum Field {
+        /// The `client_id` member.
         public static let clientId = "client_id"
+        /// The `environment` member.
         public static let environment = "environment"
+        /// The `family_id` member.
         public static let familyId = "family_id"
     }
 
@@ -22,6 +25,7 @@ public struct AppMetadata: Sendable, Hashable {
     /// Every payload member this model does not know, written back unchanged.
     public var additionalFields: JSONObject
 
+    /// Creates app metadata; `familyId` defaults to `""` (not in a family), as MSAL writes it.
     public init(clientId: String?, environment: String?, familyId: String? = "", additionalFields: JSONObject = JSONObject()) {
         self.clientId = clientId
         self.environment = environment

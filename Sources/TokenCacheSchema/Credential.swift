@@ -15,32 +15,53 @@ public struct Credential: Sendable, Hashable {
 
     /// The payload key of each known field.
     public enum Field {
+        /// The `credential_type` member.
         public static let credentialType = "credential_type"
+        /// The `client_id` member.
         public static let clientId = "client_id"
+        /// The `secret` member.
         public static let secret = "secret"
+        /// The `home_account_id` member.
         public static let homeAccountId = "home_account_id"
+        /// The `environment` member.
         public static let environment = "environment"
+        /// The `realm` member.
         public static let realm = "realm"
+        /// The `target` member.
         public static let target = "target"
+        /// The `family_id` member.
         public static let familyId = "family_id"
+        /// The `cached_at` member.
         public static let cachedAt = "cached_at"
+        /// The `expires_on` member.
         public static let expiresOn = "expires_on"
+        /// The `extended_expires_on` member.
         public static let extendedExpiresOn = "extended_expires_on"
         /// The older MSAL.NET name of `extended_expires_on`: read as a fallback, kept in sync when present.
         public static let extendedExpiresOnLegacy = "ext_expires_on"
+        /// The `refresh_on` member.
         public static let refreshOn = "refresh_on"
+        /// The `token_type` member.
         public static let tokenType = "token_type"
+        /// The `kid` member.
         public static let keyId = "kid"
         /// Python's and msal-node's name of the key id; read, then written as `kid`.
         public static let keyIdSnakeCase = "key_id"
         /// MSAL Go's name of the key id; read, then written as `kid`.
         public static let keyIdGo = "keyid"
+        /// The `requested_claims` member.
         public static let requestedClaims = "requested_claims"
+        /// The `enrollment_id` member.
         public static let enrollmentId = "enrollment_id"
+        /// The `application_cache_identifier` member.
         public static let applicationIdentifier = "application_cache_identifier"
+        /// The `redirect_uri` member.
         public static let redirectUri = "redirect_uri"
+        /// The `spe_info` member.
         public static let speInfo = "spe_info"
+        /// The `client_info` member.
         public static let clientInfo = "client_info"
+        /// The `user_assertion_hash` member.
         public static let userAssertionHash = "user_assertion_hash"
     }
 

@@ -2,13 +2,17 @@
 public enum CredentialType: UInt32, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// `token`: a credential of no known kind (what the Apple libraries read an unknown `credential_type` as).
     case other = 2000
+    /// `AccessToken` (Bearer).
     case accessToken = 2001
+    /// `RefreshToken`, including the FOCI copy keyed by family id.
     case refreshToken = 2002
+    /// `IdToken`.
     case idToken = 2003
     /// An ADAL single-resource token; never stored as JSON by MSAL.
     case legacySingleResourceToken = 2004
     /// A broker primary refresh token.
     case primaryRefreshToken = 2005
+    /// `V1IdToken`: an ADAL (v1 endpoint) ID token.
     case v1IdToken = 2006
     /// An access token with an auth scheme other than Bearer (PoP, SSH certificate).
     case accessTokenWithAuthScheme = 2007

@@ -15,6 +15,7 @@ public struct ItemKey: Sendable, Hashable, CustomStringConvertible {
     /// `kSecAttrType`.
     public var type: UInt32
 
+    /// Creates a key from its four attributes.
     public init(account: String, service: String, generic: Data?, type: UInt32) {
         self.account = account
         self.service = service

@@ -5,6 +5,7 @@
 /// A parsed object with a repeated key keeps the last value, at the first key's position.
 /// Equality ignores member order.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// A member: its key and value.
     public typealias Element = (key: String, value: JSONValue)
 
     private var members: [Element] = []
@@ -18,6 +19,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for (key, value) in members { self[key] = value }
     }
 
+    /// An object with these members, in this order.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(elements)
     }
@@ -57,6 +59,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         return value
     }
 
+    /// Iterates the members in order.
     public func makeIterator() -> IndexingIterator<[Element]> {
         members.makeIterator()
     }

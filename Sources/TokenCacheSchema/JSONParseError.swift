@@ -5,18 +5,29 @@
 public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The rule the input broke.
     public enum Reason: Sendable, Hashable {
+        /// No value at all (empty or only whitespace).
         case empty
+        /// The input stops inside a value: truncated.
         case unexpectedEnd
+        /// A character that cannot stand here; `expected` says what could.
         case unexpectedCharacter(expected: String)
+        /// A number that breaks the JSON grammar (`-`, `1.`, `1e`).
         case invalidNumber
+        /// A backslash followed by a character JSON does not define.
         case invalidEscape
+        /// `\u` not followed by four hex digits.
         case invalidUnicodeEscape
+        /// A raw control character (below U+0020) inside a string.
         case controlCharacterInString
+        /// Bytes that are not UTF-8 inside a string.
         case invalidUTF8
+        /// More content after the complete value.
         case trailingContent
+        /// Arrays and objects nested deeper than `limit`.
         case tooDeep(limit: Int)
     }
 
+    /// The rule broken.
     public let reason: Reason
     /// Zero-based byte offset into the input (after any byte-order mark).
     public let offset: Int
@@ -25,6 +36,7 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
     /// One-based column, counted in bytes.
     public let column: Int
 
+    /// Creates an error at a position.
     public init(reason: Reason, offset: Int, line: Int, column: Int) {
         self.reason = reason
         self.offset = offset

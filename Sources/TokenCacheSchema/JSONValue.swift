@@ -5,11 +5,17 @@ import Foundation
 /// Objects keep their members in input order (``JSONObject``); numbers keep their original text
 /// (``JSONNumber``), so `1700000000`, `1.50` and `-62135596800` are written back unchanged.
 public enum JSONValue: Sendable, Hashable {
+    /// An object, members in order.
     case object(JSONObject)
+    /// An array.
     case array([JSONValue])
+    /// A string.
     case string(String)
+    /// A number, kept as its text.
     case number(JSONNumber)
+    /// `true` or `false`.
     case bool(Bool)
+    /// `null`.
     case null
 
     /// Parses one JSON document.
@@ -79,6 +85,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 }
 
+/// Literals, for building payloads in code: `["client_id": "cid", "n": 1, "x": nil]`.
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral,
     ExpressibleByIntegerLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {

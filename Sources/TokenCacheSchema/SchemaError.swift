@@ -5,10 +5,14 @@ import CacheStore
 /// These are key attributes (home account id, environment, client id, scopes), never the payload,
 /// so a message carrying them carries no token.
 public struct ItemReference: Sendable, Hashable, CustomStringConvertible {
+    /// `kSecAttrType`, if any.
     public var type: UInt32?
+    /// `kSecAttrAccount`.
     public var account: String
+    /// `kSecAttrService`.
     public var service: String
 
+    /// Creates a reference from the three attributes.
     public init(type: UInt32?, account: String, service: String) {
         self.type = type
         self.account = account

@@ -9,9 +9,13 @@ import Foundation
 /// (legacy ADAL tokens, the wipe record, the single-FRT switch, …) and are reported as ``other(_:)``
 /// without reading their payload.
 public enum UnifiedItem: Sendable, Hashable {
+    /// Type 2000...2009.
     case credential(Credential)
+    /// Type 1000...1004.
     case account(Account)
+    /// Type 3001.
     case appMetadata(AppMetadata)
+    /// Type 5001.
     case accountMetadata(AccountMetadata)
     /// Not a unified item; its payload is not read.
     case other(OtherItemKind)
