@@ -8,10 +8,13 @@ let package = Package(
         .library(name: "CacheStore", targets: ["CacheStore"]),
         .library(name: "CacheStoreSQLite", targets: ["CacheStoreSQLite"]),
         .library(name: "CacheStoreLocation", targets: ["CacheStoreLocation"]),
+        .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
+        .library(name: "TokenCache", targets: ["TokenCache"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The keychain-equivalent item store: items, queries, the protocol, the memory backend.
@@ -30,11 +33,27 @@ let package = Package(
         // Parses store specifications (`sqlite:PATH`, `memory`) and opens the backend they name.
         .target(name: "CacheStoreLocation", dependencies: ["CacheStore", "CacheStoreSQLite"]),
 
+        // The unified-schema items (credential, account, app metadata, account metadata): their
+        // keychain keys and JSON payloads. Knows nothing of storage engines beyond `StoreItem`.
+        .target(
+            name: "TokenCacheSchema",
+            dependencies: [
+                "CacheStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // The engine: save token responses, look up tokens and accounts, remove accounts.
+        .target(name: "TokenCache", dependencies: ["CacheStore", "TokenCacheSchema"]),
+
         .executableTarget(
             name: "tokencache",
             dependencies: [
                 "CacheStore",
                 "CacheStoreLocation",
+                "CacheStoreSQLite",
+                "TokenCache",
+                "TokenCacheSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -55,6 +74,11 @@ let package = Package(
             dependencies: ["CacheStore", "CacheStoreSQLite", "CSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
+        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore"]),
+        .testTarget(
+            name: "TokenCacheTests",
+            dependencies: ["TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
+        ),
         .testTarget(name: "tokencacheTests", dependencies: ["TestSupport", "tokencache"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,91 @@
+import CacheStore
+import Foundation
+
+/// An app-metadata item: whether a client is in a token family (FOCI).
+///
+/// Unknown members are kept in ``additionalFields`` and written back.
+public struct AppMetadata: Sendable, Hashable {
+    /// The payload key of each known field.
+    public enum Field {
+        /// The `client_id` member.
+        public static let clientId = "client_id"
+        /// The `environment` member.
+        public static let environment = "environment"
+        /// The `family_id` member.
+        public static let familyId = "family_id"
+    }
+
+    /// `client_id`, case preserved.
+    public var clientId: String?
+    /// `environment`, used as the account attribute exactly as written (not normalized).
+    public var environment: String?
+    /// `family_id`: `"1"` for a family member, `""` for an app known not to be one (what MSAL
+    /// writes for non-FOCI apps), `nil` when never set.
+    public var familyId: String?
+    /// Every payload member this model does not know, written back unchanged.
+    public var additionalFields: JSONObject
+
+    /// Creates app metadata; `familyId` defaults to `""` (not in a family), as MSAL writes it.
+    public init(clientId: String?, environment: String?, familyId: String? = "", additionalFields: JSONObject = JSONObject()) {
+        self.clientId = clientId
+        self.environment = environment
+        self.familyId = familyId
+        self.additionalFields = additionalFields
+    }
+
+    /// Reads a payload object. - Throws: ``SchemaError/invalidField(_:reason:item:)`` for a known
+    /// field of the wrong kind.
+    public init(jsonObject: JSONObject) throws(SchemaError) {
+        var fields = PayloadFields(jsonObject)
+        let clientId = try fields.string(Field.clientId)
+        let environment = try fields.string(Field.environment)
+        let familyId = try fields.string(Field.familyId)
+        self.init(clientId: clientId, environment: environment, familyId: familyId, additionalFields: fields.remaining)
+    }
+
+    /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted).
+    public init(jsonData: Data) throws(SchemaError) {
+        try self.init(jsonObject: PayloadFields.object(from: jsonData))
+    }
+
+    /// Reads a stored app-metadata item (type 3001); errors name the item.
+    public init(storeItem item: StoreItem) throws(SchemaError) {
+        guard item.type == ItemTypeCode.appMetadata else {
+            throw .wrongItemType(expected: "app metadata (type 3001)", item: ItemReference(item))
+        }
+        do {
+            try self.init(jsonData: item.data)
+        } catch {
+            throw error.attaching(ItemReference(item))
+        }
+    }
+
+    /// The payload object: ``additionalFields`` overlaid with the known fields; `nil` fields absent.
+    public var jsonObject: JSONObject {
+        var object = additionalFields
+        object.set(Field.clientId, clientId)
+        object.set(Field.environment, environment)
+        object.set(Field.familyId, familyId)
+        return object
+    }
+
+    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes, every scalar a string.
+    public var jsonData: Data { jsonObject.payloadData }
+
+    /// The keychain attributes: account = ``environment`` as is, service
+    /// `appmetadata-norm(client_id)`, generic the UTF-8 of ``familyId`` (empty data for `""`,
+    /// absent for `nil`), type 3001.
+    public var key: ItemKey {
+        ItemKey(
+            account: environment ?? "",
+            service: "appmetadata-" + norm(clientId ?? ""),
+            generic: familyId.map { Data($0.utf8) },
+            type: ItemTypeCode.appMetadata
+        )
+    }
+
+    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
+    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
+        key.storeItem(accessGroup: accessGroup, data: jsonData)
+    }
+}

@@ -1,0 +1,89 @@
+/// A JSON object whose members keep the order they were parsed or added in.
+///
+/// Setting a key that exists replaces its value in place; setting `nil` removes the member (the same
+/// rule as `NSMutableDictionary` subscripting, which the Apple libraries rely on to drop fields).
+/// A parsed object with a repeated key keeps the last value, at the first key's position.
+/// Equality ignores member order.
+public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// A member: its key and value.
+    public typealias Element = (key: String, value: JSONValue)
+
+    private var members: [Element] = []
+    private var index: [String: Int] = [:]
+
+    /// An empty object.
+    public init() {}
+
+    /// An object with these members, in this order; a repeated key keeps its last value.
+    public init(_ members: some Sequence<(String, JSONValue)>) {
+        for (key, value) in members { self[key] = value }
+    }
+
+    /// An object with these members, in this order.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements)
+    }
+
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Whether the object has no members.
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// The keys, in order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The value for `key`; assigning `nil` removes the member.
+    public subscript(key: String) -> JSONValue? {
+        get { index[key].map { members[$0].value } }
+        set {
+            if let newValue {
+                if let position = index[key] {
+                    members[position].value = newValue
+                } else {
+                    index[key] = members.count
+                    members.append((key, newValue))
+                }
+            } else if let position = index.removeValue(forKey: key) {
+                members.remove(at: position)
+                for i in position..<members.count { index[members[i].key] = i }
+            }
+        }
+    }
+
+    /// Removes the member for `key` and returns its value.
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> JSONValue? {
+        let value = self[key]
+        self[key] = nil
+        return value
+    }
+
+    /// Iterates the members in order.
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        members.makeIterator()
+    }
+
+    /// The members sorted by the UTF-8 bytes of their keys.
+    public var sortedMembers: [Element] {
+        members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.members.allSatisfy { rhs[$0.key] == $0.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        // Order-independent: a commutative sum of per-member hashes.
+        var sum = 0
+        for member in members {
+            var memberHasher = Hasher()
+            memberHasher.combine(member.key)
+            memberHasher.combine(member.value)
+            sum = sum &+ memberHasher.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(sum)
+    }
+}

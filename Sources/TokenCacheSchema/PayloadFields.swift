@@ -1,0 +1,112 @@
+import Foundation
+
+/// Reads known fields out of a payload object; what it leaves in ``remaining`` are the unknown
+/// fields that the models carry through a read-modify-write.
+///
+/// Reading is tolerant the way the fixtures need: `null` or a missing field is `nil`; a number is
+/// accepted where a string is expected (its text is used); timestamps may be strings of integer or
+/// decimal seconds (truncated) or numbers. Anything else in a known field is an error naming it.
+struct PayloadFields {
+    private(set) var remaining: JSONObject
+
+    init(_ object: JSONObject) {
+        self.remaining = object
+    }
+
+    /// Parses a payload: JSON (BOM and `\/` accepted) whose root is an object.
+    static func object(from data: Data) throws(SchemaError) -> JSONObject {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(data)
+        } catch {
+            throw .malformedJSON(error, item: nil)
+        }
+        guard case .object(let object) = value else { throw .notAnObject(found: value.kindName, item: nil) }
+        return object
+    }
+
+    /// Removes `key` and returns its string value.
+    mutating func string(_ key: String) throws(SchemaError) -> String? {
+        guard let value = remaining.removeValue(forKey: key) else { return nil }
+        return try Self.string(value, field: key)
+    }
+
+    /// The string value of `key` without removing it.
+    func peekString(_ key: String) throws(SchemaError) -> String? {
+        guard let value = remaining[key] else { return nil }
+        return try Self.string(value, field: key)
+    }
+
+    /// Removes `key` and returns its value as whole seconds.
+    mutating func timestamp(_ key: String) throws(SchemaError) -> Int64? {
+        guard let value = remaining.removeValue(forKey: key) else { return nil }
+        return try Self.timestamp(value, field: key)
+    }
+
+    /// The timestamp value of `key` without removing it.
+    func peekTimestamp(_ key: String) throws(SchemaError) -> Int64? {
+        guard let value = remaining[key] else { return nil }
+        return try Self.timestamp(value, field: key)
+    }
+
+    /// Removes `key` and returns its object value.
+    mutating func object(_ key: String) throws(SchemaError) -> JSONObject? {
+        guard let value = remaining.removeValue(forKey: key) else { return nil }
+        switch value {
+        case .null: return nil
+        case .object(let object): return object
+        default: throw .invalidField(key, reason: "must be a JSON object, found \(value.kindWithArticle)", item: nil)
+        }
+    }
+
+    static func string(_ value: JSONValue, field: String) throws(SchemaError) -> String? {
+        switch value {
+        case .null: return nil
+        case .string(let text): return text
+        case .number(let number): return number.text
+        default: throw .invalidField(field, reason: "must be a string, found \(value.kindWithArticle)", item: nil)
+        }
+    }
+
+    static func timestamp(_ value: JSONValue, field: String) throws(SchemaError) -> Int64? {
+        switch value {
+        case .null:
+            return nil
+        case .number(let number):
+            guard let seconds = number.truncatedInt64 else {
+                throw .invalidField(field, reason: "is a number out of range for seconds since 1970", item: nil)
+            }
+            return seconds
+        case .string(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { return nil }
+            if let seconds = Int64(trimmed) { return seconds }
+            let unsigned = trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed
+            guard let number = JSONNumber(text: unsigned), let seconds = number.truncatedInt64 else {
+                throw .invalidField(field, reason: "must hold seconds since 1970 as decimal digits (\(text.count) characters found)", item: nil)
+            }
+            return seconds
+        default:
+            throw .invalidField(field, reason: "must be a string of seconds since 1970, found \(value.kindWithArticle)", item: nil)
+        }
+    }
+}
+
+extension JSONObject {
+    /// Sets `key` to a string, or removes it for `nil`.
+    mutating func set(_ key: String, _ value: String?) {
+        self[key] = value.map(JSONValue.string)
+    }
+
+    /// Sets `key` to the decimal text of `seconds` (a JSON string, as every library writes
+    /// timestamps), or removes it for `nil`.
+    mutating func setTimestamp(_ key: String, _ seconds: Int64?) {
+        self[key] = seconds.map { .string(String($0)) }
+    }
+
+    /// Compact JSON with keys sorted by their UTF-8 bytes: the byte form of every payload this
+    /// module writes.
+    var payloadData: Data {
+        JSONValue.object(self).serialized(sortingKeys: true)
+    }
+}

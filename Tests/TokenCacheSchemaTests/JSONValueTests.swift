@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import TokenCacheSchema
+
+@Suite struct JSONValueTests {
+    @Test func numbersRoundTripExactly() throws {
+        let text = #"{"a":1700000000,"b":-62135596800,"c":1548804634.05,"d":1.50,"e":1e3,"f":-0,"g":123456789012345678901234567890}"#
+        let value = try JSONValue.parse(text)
+        #expect(value.serializedString() == text)
+        let object = try #require(value.objectValue)
+        guard case .number(let big) = object["g"] else { Issue.record("g is not a number"); return }
+        #expect(big.text == "123456789012345678901234567890")
+        guard case .number(let fraction) = object["c"] else { Issue.record("c is not a number"); return }
+        #expect(fraction.truncatedInt64 == 1548804634)
+    }
+
+    @Test func objectsKeepTheirOrderUnlessSorted() throws {
+        let value = try JSONValue.parse(#"{"z":"1","a":{"y":true,"b":null},"m":[1,"x",false]}"#)
+        #expect(value.serializedString() == #"{"z":"1","a":{"y":true,"b":null},"m":[1,"x",false]}"#)
+        #expect(value.serializedString(sortingKeys: true) == #"{"a":{"b":null,"y":true},"m":[1,"x",false],"z":"1"}"#)
+    }
+
+    @Test func repeatedKeyKeepsTheLastValueAtTheFirstPosition() throws {
+        let value = try JSONValue.parse(#"{"a":"1","b":"2","a":"3"}"#)
+        #expect(value.serializedString() == #"{"a":"3","b":"2"}"#)
+    }
+
+    @Test func acceptsBOMAppleSlashEscapesAndUnicodeEscapes() throws {
+        var data = Data([0xEF, 0xBB, 0xBF])
+        data.append(Data(#"{"authority":"https:\/\/login.microsoftonline.com\/common","n":"\u00e9\ud83d\ude00\u002B"}"#.utf8))
+        let object = try #require(try JSONValue.parse(data).objectValue)
+        #expect(object["authority"] == .string("https://login.microsoftonline.com/common"))
+        #expect(object["n"] == .string("é😀+"))
+    }
+
+    @Test func loneSurrogateBecomesReplacementCharacter() throws {
+        let object = try #require(try JSONValue.parse(#"{"s":"a\ud800b"}"#).objectValue)
+        #expect(object["s"] == .string("a\u{FFFD}b"))
+    }
+
+    @Test func writesSlashesRawAndEscapesControlCharacters() {
+        let value: JSONValue = ["u": "https://x/y", "c": .string("q\"b\\n\n\t\u{01}é")]
+        #expect(value.serializedString() == #"{"u":"https://x/y","c":"q\"b\\n\n\t\u0001é"}"#)
+    }
+
+    @Test func serializedOutputParsesWithFoundation() throws {
+        let value: JSONValue = ["s": "\u{7}\u{2028}/\"", "n": 42, "a": [nil, true]]
+        let parsed = try #require(try JSONSerialization.jsonObject(with: value.serialized()) as? [String: Any])
+        #expect(parsed["s"] as? String == "\u{7}\u{2028}/\"")
+        #expect((parsed["n"] as? NSNumber)?.intValue == 42)
+    }
+
+    @Test func trailingCommasAreAcceptedUnlessStrict() throws {
+        let text = "{\"a\": [1, 2,],\n \"b\": \"x\",\n}"
+        let value = try JSONValue.parse(text)
+        #expect(value.serializedString() == #"{"a":[1,2],"b":"x"}"#)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(text, allowTrailingCommas: false) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse("[,]") }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse("{,}") }
+    }
+
+    @Test func errorsGivePositionAndNeverQuoteTheInput() {
+        let secret = "eyJ0eXAiOiJKV1Qi.secret-token-value"
+        let prefix = "{\"secret\":\"\(secret)"  // 46 bytes
+        #expect(prefix.utf8.count == 46)
+        let cases: [(String, JSONParseError.Reason, Int, Int)] = [
+            (prefix + "\"", .unexpectedEnd, 1, 48),  // just past the last byte
+            ("{\n  \"secret\": \"\(secret)\",\n  oops: 1}", .unexpectedCharacter(expected: "a member name in quotes"), 3, 3),
+            (prefix + "\" \"x\":1}", .unexpectedCharacter(expected: "',' or '}'"), 1, 49),  // at the second quote
+            (prefix + "\\q\"}", .invalidEscape, 1, 47),  // at the backslash
+            ("[-]", .invalidNumber, 1, 3),
+            ("[01]", .unexpectedCharacter(expected: "',' or ']'"), 1, 3),
+            ("{\"a\":\"x\"} {", .trailingContent, 1, 11),
+            ("", .empty, 1, 1),
+            ("{\"a\":\"\u{1}\"}", .controlCharacterInString, 1, 7),
+        ]
+        for (text, reason, line, column) in cases {
+            do {
+                _ = try JSONValue.parse(text)
+                Issue.record("parsed invalid JSON: \(text.count) characters")
+            } catch {
+                #expect(error.reason == reason)
+                #expect(error.line == line)
+                #expect(error.column == column)
+                #expect(!error.description.contains("secret-token"))
+                #expect(!error.description.contains(secret))
+            }
+        }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        let data = Data([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D])  // {"a":"\xC3("}
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(data) }
+    }
+
+    @Test func deepNestingIsAnErrorNotACrash() {
+        let text = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONParseError(reason: .tooDeep(limit: 512), offset: 512, line: 1, column: 513)) {
+            try JSONValue.parse(text)
+        }
+    }
+
+    @Test func objectEqualityIgnoresOrderAndNilRemoves() {
+        var a: JSONObject = ["x": "1", "y": "2"]
+        let b: JSONObject = ["y": "2", "x": "1"]
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        a["x"] = nil
+        #expect(a.keys == ["y"])
+        #expect(a != b)
+    }
+
+    @Test func numberTextValidation() {
+        #expect(JSONNumber(text: "12") != nil)
+        #expect(JSONNumber(text: "-1.5e-3") != nil)
+        #expect(JSONNumber(text: "1.") == nil)
+        #expect(JSONNumber(text: "+1") == nil)
+        #expect(JSONNumber(text: "0x10") == nil)
+        #expect(JSONNumber(text: "1e400")?.truncatedInt64 == nil)
+    }
+}

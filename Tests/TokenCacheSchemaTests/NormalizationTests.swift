@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import TokenCacheSchema
+
+@Suite struct NormalizationTests {
+    @Test func normTrimsWhitespaceAndNewlinesThenLowercases() {
+        #expect(norm("  UID.utid\n") == "uid.utid")
+        #expect(norm("\tLOGIN.microsoftonline.com \r\n") == "login.microsoftonline.com")
+        #expect(norm("User.read User.write") == "user.read user.write")  // inner spaces kept
+        #expect(norm("") == "")
+        #expect(norm(nil as String?) == nil)
+    }
+
+    @Test func base64URLEncodesWithoutPaddingInTheURLAlphabet() {
+        #expect(Base64URL.encode("myfakeuser@contoso.com") == "bXlmYWtldXNlckBjb250b3NvLmNvbQ")
+        #expect(Base64URL.encode("https://login.windows.net/contoso.com") == "aHR0cHM6Ly9sb2dpbi53aW5kb3dzLm5ldC9jb250b3NvLmNvbQ")
+        #expect(Base64URL.encode("resource") == "cmVzb3VyY2U")
+        #expect(Base64URL.encode(Data([0xFB, 0xFF, 0xBF])) == "-_-_")  // '+' and '/' in standard base64
+        #expect(Base64URL.encode(Data()) == "")
+    }
+
+    @Test func base64URLDecodesPaddedUnpaddedAndTrimmed() {
+        #expect(Base64URL.decodeString("bXlmYWtldXNlckBjb250b3NvLmNvbQ") == "myfakeuser@contoso.com")
+        #expect(Base64URL.decodeString("cmVzb3VyY2U=") == "resource")
+        #expect(Base64URL.decodeString("  cmVzb3VyY2U \n") == "resource")
+        #expect(Base64URL.decode("-_-_") == Data([0xFB, 0xFF, 0xBF]))
+    }
+
+    @Test func base64URLRejectsALengthWithOneCharacterOver() {
+        #expect(Base64URL.decode("abcde") == nil)  // 5 % 4 == 1
+        #expect(Base64URL.decode("ab!d") == nil)
+    }
+
+    @Test func base64URLDecodeStringDropsOneTrailingNUL() {
+        let encoded = Base64URL.encode(Data("abc".utf8) + Data([0]))
+        #expect(Base64URL.decodeString(encoded) == "abc")
+    }
+}
