@@ -2,6 +2,8 @@ import ArgumentParser
 import CacheStore
 import CacheStoreSQLite
 import Foundation
+import TokenCache
+import TokenCacheSchema
 
 /// The exit statuses the CLI documents (sysexits where one fits).
 enum Status {
@@ -37,8 +39,13 @@ func status(for error: any Error) -> Int32 {
             return Status.dataError
         case .sqlite, .cannotCreate: return Status.ioError
         }
-    case is KeychainItemsFormatError:
+    case is KeychainItemsFormatError, is SchemaError:
         return Status.dataError
+    case let error as TokenCacheError:
+        switch error {
+        case .invalidRequest: return Status.usage
+        case .invalidTokenResponse: return Status.dataError
+        }
     default:
         return Status.ioError
     }
@@ -50,4 +57,9 @@ func printError(_ message: String) {
 
 func printOutput(_ data: Data) {
     FileHandle.standardOutput.write(data)
+}
+
+/// Prints a JSON value, pretty-printed with sorted keys, and a newline.
+func printJSON(_ value: JSONValue) {
+    printOutput(value.serialized(sortingKeys: true) + Data("\n".utf8))
 }

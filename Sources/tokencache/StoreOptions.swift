@@ -2,6 +2,7 @@ import ArgumentParser
 import CacheStore
 import CacheStoreLocation
 import Foundation
+import TokenCache
 
 /// The options every command that opens a store accepts.
 struct StoreOptions: ParsableArguments {
@@ -29,5 +30,11 @@ struct StoreOptions: ParsableArguments {
             let groups = try environment.accessGroups(flags: accessGroups)
             return try StoreOpener.open(specification, accessGroups: groups)
         }
+    }
+
+    /// Opens the store and the engine over it.
+    func openCache() throws -> TokenCache {
+        let store = try open()
+        return try exitOnFailure { try TokenCache(store: store) }
     }
 }

@@ -1,0 +1,93 @@
+/// The environments (login hosts) that name the same cloud, known without a network call.
+///
+/// Items are written under a cloud's *preferred cache* host and found under any of its aliases, as
+/// MSAL does after instance discovery. The table is MSAL.NET's and MSAL Go's offline metadata; a host
+/// outside it is its own only alias.
+public struct CloudAliases: Sendable {
+    /// One cloud: its aliases and the host items are written under.
+    public struct Cloud: Sendable, Hashable {
+        public let preferredCache: String
+        public let preferredNetwork: String
+        public let aliases: [String]
+
+        public init(preferredCache: String, preferredNetwork: String, aliases: [String]) {
+            self.preferredCache = preferredCache
+            self.preferredNetwork = preferredNetwork
+            self.aliases = aliases
+        }
+    }
+
+    /// The clouds MSAL knows offline.
+    public static let known = CloudAliases(clouds: [
+        Cloud(
+            preferredCache: "login.windows.net", preferredNetwork: "login.microsoftonline.com",
+            aliases: ["login.microsoftonline.com", "login.windows.net", "login.microsoft.com", "sts.windows.net"]),
+        Cloud(
+            preferredCache: "login.partner.microsoftonline.cn", preferredNetwork: "login.partner.microsoftonline.cn",
+            aliases: ["login.partner.microsoftonline.cn", "login.chinacloudapi.cn"]),
+        Cloud(
+            preferredCache: "login.microsoftonline.de", preferredNetwork: "login.microsoftonline.de",
+            aliases: ["login.microsoftonline.de"]),
+        Cloud(
+            preferredCache: "login.microsoftonline.us", preferredNetwork: "login.microsoftonline.us",
+            aliases: ["login.microsoftonline.us", "login.usgovcloudapi.net"]),
+        Cloud(
+            preferredCache: "login-us.microsoftonline.com", preferredNetwork: "login-us.microsoftonline.com",
+            aliases: ["login-us.microsoftonline.com"]),
+        Cloud(
+            preferredCache: "login.windows-ppe.net", preferredNetwork: "login.windows-ppe.net",
+            aliases: ["login.windows-ppe.net", "sts.windows-ppe.net", "login.microsoft-ppe.com"]),
+        Cloud(
+            preferredCache: "login.sovcloud-identity.fr", preferredNetwork: "login.sovcloud-identity.fr",
+            aliases: ["login.sovcloud-identity.fr"]),
+        Cloud(
+            preferredCache: "login.sovcloud-identity.de", preferredNetwork: "login.sovcloud-identity.de",
+            aliases: ["login.sovcloud-identity.de"]),
+        Cloud(
+            preferredCache: "login.sovcloud-identity.sg", preferredNetwork: "login.sovcloud-identity.sg",
+            aliases: ["login.sovcloud-identity.sg"]),
+    ])
+
+    private let cloudByHost: [String: Cloud]
+
+    /// A table of `clouds`; a host listed twice belongs to the first cloud naming it.
+    public init(clouds: [Cloud]) {
+        var table: [String: Cloud] = [:]
+        for cloud in clouds {
+            for host in cloud.aliases + [cloud.preferredCache] where table[host.lowercased()] == nil {
+                table[host.lowercased()] = cloud
+            }
+        }
+        cloudByHost = table
+    }
+
+    /// The cloud `environment` belongs to, if known (case-insensitive).
+    public func cloud(for environment: String) -> Cloud? {
+        cloudByHost[environment.lowercased()]
+    }
+
+    /// The host items for `environment` are written under: its cloud's preferred cache host, or the
+    /// environment itself (lower-cased) when the cloud is unknown.
+    public func preferredCache(for environment: String) -> String {
+        cloud(for: environment)?.preferredCache ?? environment.lowercased()
+    }
+
+    /// Every host that names the same cloud as `environment`, lower-cased, preferred cache first, then
+    /// the environment asked for, then the others — the order MSAL searches in.
+    public func aliases(for environment: String) -> [String] {
+        let asked = environment.lowercased()
+        guard let cloud = cloud(for: asked) else { return [asked] }
+        var result = [cloud.preferredCache]
+        if asked != cloud.preferredCache { result.append(asked) }
+        for alias in cloud.aliases where !result.contains(alias) { result.append(alias) }
+        return result
+    }
+
+    /// Whether the two hosts name the same cloud (or are equal, ignoring case).
+    public func areAliases(_ first: String, _ second: String) -> Bool {
+        let a = first.lowercased(), b = second.lowercased()
+        if a == b { return true }
+        guard let cloud = cloud(for: a) else { return false }
+        return cloud == self.cloud(for: b)
+    }
+}

@@ -1,0 +1,28 @@
+import TokenCacheSchema
+
+/// Scopes compared as MSAL compares them: split on spaces, blanks dropped, case-insensitive.
+struct ScopeSet: Sendable, Hashable {
+    /// Scopes every token response grants implicitly; they never decide whether a token matches.
+    static let reserved: Set<String> = ["openid", "profile", "offline_access"]
+
+    let normalized: Set<String>
+
+    init(_ target: String) {
+        normalized = Set(target.split(separator: " ").map { norm(String($0)) }.filter { !$0.isEmpty })
+    }
+
+    init(_ scopes: [String]) {
+        self.init(scopes.joined(separator: " "))
+    }
+
+    /// The set without the reserved OIDC scopes.
+    var withoutReserved: ScopeSet { ScopeSet(normalized: normalized.subtracting(Self.reserved)) }
+
+    private init(normalized: Set<String>) { self.normalized = normalized }
+
+    func isSubset(of other: ScopeSet) -> Bool { normalized.isSubset(of: other.normalized) }
+
+    func intersects(_ other: ScopeSet) -> Bool { !normalized.isDisjoint(with: other.normalized) }
+
+    var isEmpty: Bool { normalized.isEmpty }
+}

@@ -1,0 +1,169 @@
+import CacheStore
+import Foundation
+import TokenCacheSchema
+
+extension TokenCache {
+    /// The access token for `query`, or `nil` when no unexpired one matches.
+    ///
+    /// Matching (MSAL ObjC's rules, with MSAL.NET's where ObjC is silent): home account, client and
+    /// realm equal after trimming and lower-casing; environment any alias of the one asked for,
+    /// tokens under the preferred cache host first; every requested scope but `openid`, `profile`
+    /// and `offline_access` among the token's, case-insensitive; the same token type and key id;
+    /// requested claims equal exactly; the same application identifier. A token expires
+    /// ``Configuration/expirationBuffer`` seconds early, and one whose `cached_at` lies in the future
+    /// counts as expired. Among several matches the one that expires last wins.
+    public func accessToken(_ query: AccessTokenQuery) throws -> FoundAccessToken? {
+        let index = try currentIndex()
+        let homeAccountId = norm(query.homeAccountId)
+        let realm = resolvedRealm(query.realm, homeAccountId: homeAccountId)
+        let candidates: [IndexedCredential]
+        if let realm {
+            candidates = index.accessTokens[CacheIndex.AccessTokenKey(
+                homeAccountId: homeAccountId, clientId: norm(query.clientId), realm: realm)] ?? []
+        } else {
+            let clientId = norm(query.clientId)
+            candidates = index.accessTokens.lazy
+                .filter { $0.key.homeAccountId == homeAccountId && $0.key.clientId == clientId }
+                .flatMap(\.value)
+        }
+        guard !candidates.isEmpty else { return nil }
+
+        let aliases = configuration.clouds.aliases(for: query.environment)
+        let wanted = ScopeSet(query.scopes).withoutReserved
+        let tokenType = norm(query.tokenType ?? "bearer")
+        let keyId = norm(query.keyId ?? "")
+        let claims = query.requestedClaims ?? ""
+        let applicationIdentifier = norm(query.applicationIdentifier ?? "")
+        let now = self.now
+
+        var best: (rank: Int, token: IndexedCredential, expiresOn: Int64)?
+        for token in candidates {
+            guard let rank = aliases.firstIndex(of: token.environment),
+                token.tokenType == tokenType,
+                norm(token.credential.keyId ?? "") == keyId,
+                wanted.isSubset(of: token.scopes),
+                Self.claimsMatch(token.credential.requestedClaims ?? "", claims),
+                norm(token.credential.applicationIdentifier ?? "") == applicationIdentifier,
+                let expiresOn = token.credential.expiresOn,
+                expiresOn >= now + configuration.expirationBuffer,
+                (token.credential.cachedAt ?? 0) <= now
+            else { continue }
+            // Tokens under the preferred cache host win over other aliases, then the longest-lived.
+            if let current = best, (current.rank, -current.expiresOn) <= (rank, -expiresOn) { continue }
+            best = (rank, token, expiresOn)
+        }
+        guard let best else { return nil }
+        let refreshOn = best.token.credential.refreshOn
+        return FoundAccessToken(
+            stored: StoredCredential(best.token),
+            expiresOn: Date(timeIntervalSince1970: TimeInterval(best.expiresOn)),
+            refreshOn: refreshOn.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            needsRefresh: refreshOn.map { $0 < now } ?? false)
+    }
+
+    /// The refresh token for `query`: the app's own, or with a family id the family's.
+    ///
+    /// A username is resolved to home accounts through the account records (case-insensitive).
+    /// The app's own token is the one keyed by its client id (no `family_id`); a family lookup finds
+    /// the family-keyed refresh token (2002 with `family_id`) or a single-model `FamilyRefreshToken`
+    /// (2008), whichever the configuration prefers first.
+    public func refreshToken(_ query: RefreshTokenQuery) throws -> StoredCredential? {
+        let index = try currentIndex()
+        let aliases = query.environment.map { Set(configuration.clouds.aliases(for: $0)) }
+        let clientId = norm(query.clientId)
+        let familyId = query.familyId.map(norm)
+        let kinds: [CredentialType] =
+            familyId == nil
+            ? [.refreshToken]
+            : configuration.useSingleFamilyRefreshToken ? [.familyRefreshToken, .refreshToken] : [.refreshToken, .familyRefreshToken]
+        for homeAccountId in homeAccountIds(for: query.subject, in: index) {
+            let tokens = (index.refreshTokens[homeAccountId] ?? []).filter { token in
+                if let aliases, !aliases.contains(token.environment) { return false }
+                if let familyId { return token.familyId == familyId }
+                return token.familyId.isEmpty && token.clientId == clientId
+            }
+            for kind in kinds {
+                if let token = tokens.first(where: { $0.credential.credentialType == kind }) {
+                    return StoredCredential(token)
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The family refresh token an app in a family can use for `homeAccountId`.
+    ///
+    /// The family comes from the app's metadata; an app whose metadata says it is in no family gets
+    /// none, and an app without metadata is assumed to be in family `"1"`, as MSAL assumes.
+    public func familyRefreshToken(homeAccountId: String, clientId: String, environment: String? = nil) throws -> StoredCredential? {
+        let familyId: String
+        if let metadata = try appMetadata(clientId: clientId, environment: environment) {
+            guard let id = metadata.familyId, !id.isEmpty else { return nil }
+            familyId = id
+        } else {
+            familyId = "1"
+        }
+        return try refreshToken(RefreshTokenQuery(
+            subject: .homeAccountId(homeAccountId), clientId: clientId, familyId: familyId, environment: environment))
+    }
+
+    /// The ID token of an account for a client and tenant (any tenant when `realm` is `nil`).
+    public func idToken(homeAccountId: String, clientId: String, environment: String, realm: String? = nil) throws -> StoredCredential? {
+        let index = try currentIndex()
+        let home = norm(homeAccountId)
+        let aliases = configuration.clouds.aliases(for: environment)
+        let realm = resolvedRealm(realm, homeAccountId: home)
+        let client = norm(clientId)
+        let matches = (index.idTokens[home] ?? []).filter {
+            $0.clientId == client && aliases.contains($0.environment) && (realm == nil || $0.realm == realm)
+        }
+        let best = matches.min { (aliases.firstIndex(of: $0.environment)!, $0.credential.credentialType == .idToken ? 0 : 1)
+            < (aliases.firstIndex(of: $1.environment)!, $1.credential.credentialType == .idToken ? 0 : 1) }
+        return best.map(StoredCredential.init)
+    }
+
+    /// The app metadata of a client (in any environment when `environment` is `nil`, else any alias).
+    public func appMetadata(clientId: String, environment: String? = nil) throws -> AppMetadata? {
+        let index = try currentIndex()
+        let entries = index.appMetadata[norm(clientId)] ?? []
+        guard let environment else { return entries.first?.metadata }
+        let aliases = configuration.clouds.aliases(for: environment)
+        return entries.min { (aliases.firstIndex(of: $0.environment) ?? .max) < (aliases.firstIndex(of: $1.environment) ?? .max) }
+            .flatMap { aliases.contains($0.environment) ? $0.metadata : nil }
+    }
+
+    // MARK: - Helpers
+
+    /// `realm` normalized; a placeholder tenant stands for the account's home tenant.
+    func resolvedRealm(_ realm: String?, homeAccountId: String) -> String? {
+        guard let realm else { return nil }
+        let normalized = norm(realm)
+        if ["common", "organizations", "consumers"].contains(normalized),
+            let dot = homeAccountId.lastIndex(of: ".")
+        {
+            return String(homeAccountId[homeAccountId.index(after: dot)...])
+        }
+        return normalized
+    }
+
+    /// Requested claims match when both are blank or both are exactly equal.
+    static func claimsMatch(_ stored: String, _ asked: String) -> Bool {
+        let storedBlank = stored.allSatisfy(\.isWhitespace)
+        let askedBlank = asked.allSatisfy(\.isWhitespace)
+        if storedBlank && askedBlank { return true }
+        return stored == asked
+    }
+
+    /// The normalized home account ids a subject stands for, in account order.
+    func homeAccountIds(for subject: RefreshTokenQuery.Subject, in index: CacheIndex) -> [String] {
+        switch subject {
+        case .homeAccountId(let id):
+            return [norm(id)]
+        case .username(let username):
+            var seen = Set<String>()
+            return (index.accountsByUsername[norm(username)] ?? [])
+                .map { index.accounts[$0].homeAccountId }
+                .filter { seen.insert($0).inserted }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import CacheStore
+import Foundation
+import TokenCacheSchema
+
+/// What a removal deleted and wrote.
+public struct RemovalResult: Sendable, Hashable {
+    /// Credentials and account records deleted.
+    public let deleted: [ItemIdentity]
+    /// Whether the account metadata now marks the account `signed_out` for the app.
+    public let markedSignedOut: Bool
+    /// Whether a wipe record was written (refresh tokens were among the deleted items).
+    public let wroteWipeRecord: Bool
+}
+
+extension TokenCache {
+    /// Signs an account out of one app, as MSAL's `removeAccount` does, in one atomic batch:
+    ///
+    /// - deletes the account's credentials whose `client_id` is this app's — its access, ID and
+    ///   refresh tokens and the family copies *it* wrote; other apps' family tokens stay, so they
+    ///   keep single sign-on;
+    /// - keeps the account records;
+    /// - marks the account `signed_out` in the app's account metadata, which hides it from
+    ///   ``accounts(clientId:environment:)`` for this app even though family tokens remain;
+    /// - writes the wipe record when a refresh token was deleted.
+    @discardableResult
+    public func removeAccount(homeAccountId: String, clientId: String) throws -> RemovalResult {
+        try remove(homeAccountId: homeAccountId, clientId: clientId, wipe: false)
+    }
+
+    /// Removes every trace of an account for all apps: every credential of any client and every
+    /// account record of that home account, in every environment. With `clientId`, the account is
+    /// also marked `signed_out` in that app's account metadata.
+    @discardableResult
+    public func wipeAccount(homeAccountId: String, clientId: String? = nil) throws -> RemovalResult {
+        try remove(homeAccountId: homeAccountId, clientId: clientId, wipe: true)
+    }
+
+    private func remove(homeAccountId: String, clientId: String?, wipe: Bool) throws -> RemovalResult {
+        let index = try currentIndex()
+        let home = norm(homeAccountId)
+        let client = clientId.map(norm)
+        let credentials = (index.credentialsByHomeAccount[home] ?? []).filter { wipe || $0.clientId == client }
+        var deleted = credentials.map(\.identity)
+        if wipe { deleted += index.accounts(homeAccountId: home).map(\.identity) }
+        var operations: [StoreOperation] = deleted.map { .delete($0.query) }
+
+        var markedSignedOut = false
+        if let clientId {
+            var metadata = index.accountMetadata[clientId]?.metadata ?? AccountMetadata(clientId: clientId)
+            metadata.setSignInState(.signedOut, homeAccountId: home)
+            operations.append(.save(try metadata.storeItem(accessGroup: writeAccessGroup)))
+            markedSignedOut = true
+        }
+        let removesRefreshToken = credentials.contains {
+            [.refreshToken, .familyRefreshToken, .boundRefreshToken].contains($0.credential.credentialType)
+        }
+        if removesRefreshToken {
+            operations.append(.save(WipeRecord(application: configuration.applicationName, time: configuration.clock())
+                .storeItem(accessGroup: writeAccessGroup)))
+        }
+        try store.apply(operations)
+        return RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken)
+    }
+}

@@ -1,0 +1,107 @@
+import CacheStore
+import Foundation
+import Synchronization
+import TokenCacheSchema
+
+/// The token-cache engine: the unified MSAL/ADAL cache on top of an item store.
+///
+/// It saves token responses as the unified-schema items MSAL ObjC, ADAL 2.7+ and MSAL.NET on iOS
+/// write, and answers the lookups an auth library makes — access tokens, refresh and family refresh
+/// tokens, ID tokens, accounts — from an in-memory index of decoded items. Before each operation it
+/// compares the store's change stamp with the index's; only when another writer (this process or
+/// another) committed since does it re-read the store, so a warm lookup touches neither the store
+/// nor a JSON decoder.
+///
+/// Reads cover every access group the store was opened for; writes go to
+/// ``Configuration/writeAccessGroup`` (by default the store's first group).
+///
+/// Safe to use from any thread.
+public final class TokenCache: Sendable {
+    /// How the engine behaves.
+    public struct Configuration: Sendable {
+        /// Where new items go; `nil` means the store's primary access group.
+        public var writeAccessGroup: String?
+        /// An access token within this many seconds of expiry is treated as expired (MSAL: 300).
+        public var expirationBuffer: Int64
+        /// The offline environment alias table.
+        public var clouds: CloudAliases
+        /// Save family tokens as one `FamilyRefreshToken` (2008) item instead of a family-keyed
+        /// refresh token plus the app's own (MSAL's newer single-FRT model). Off by default, as in MSAL.
+        public var useSingleFamilyRefreshToken: Bool
+        /// Written into the wipe record as the app that removed tokens.
+        public var applicationName: String
+        /// The time source; tests may fix it.
+        public var clock: @Sendable () -> Date
+
+        public init(
+            writeAccessGroup: String? = nil,
+            expirationBuffer: Int64 = 300,
+            clouds: CloudAliases = .known,
+            useSingleFamilyRefreshToken: Bool = false,
+            applicationName: String = ProcessInfo.processInfo.processName,
+            clock: @escaping @Sendable () -> Date = Date.init
+        ) {
+            self.writeAccessGroup = writeAccessGroup
+            self.expirationBuffer = expirationBuffer
+            self.clouds = clouds
+            self.useSingleFamilyRefreshToken = useSingleFamilyRefreshToken
+            self.applicationName = applicationName
+            self.clock = clock
+        }
+    }
+
+    public let store: any ItemStore
+    public let configuration: Configuration
+    /// The access group new items are written to.
+    public let writeAccessGroup: String
+
+    private struct State {
+        var stamp: ChangeStamp?
+        var index: CacheIndex?
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates an engine over `store`.
+    ///
+    /// - Throws: ``CacheStoreError/accessGroupNotAllowed(_:allowed:)`` when the configured write
+    ///   group is not one of the store's.
+    public init(store: any ItemStore, configuration: Configuration = Configuration()) throws {
+        let group = configuration.writeAccessGroup ?? store.accessGroups.primary
+        try store.accessGroups.check(group)
+        self.store = store
+        self.configuration = configuration
+        self.writeAccessGroup = group
+    }
+
+    /// The index for the store's current content, rebuilt only when the store changed.
+    func currentIndex() throws -> CacheIndex {
+        let stamp = try store.changeStamp()
+        if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
+            return index
+        }
+        // Read under the stamp taken *before* the read: a commit racing with it changes the stamp
+        // again, and the next call re-reads.
+        let index = CacheIndex(items: try store.allItems())
+        state.withLock { state in
+            state.stamp = stamp
+            state.index = index
+        }
+        if !index.tombstones.isEmpty {
+            // MSAL deletes tombstoned credentials when it meets them; so do we. A failure here only
+            // means they are met again next time.
+            _ = try? store.apply(index.tombstones.map { .delete($0.query) })
+        }
+        return index
+    }
+
+    /// The current time in whole seconds, as the schema stores it.
+    var now: Int64 { Int64(configuration.clock().timeIntervalSince1970) }
+
+    /// Items the engine met but could not read (malformed payloads), with where they are.
+    ///
+    /// They are skipped by every lookup, as MSAL skips them; `tokencache doctor` reports them.
+    public func unreadableItems() throws -> [SchemaError] {
+        try currentIndex().unreadable
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import TokenCache
+import TokenCacheSchema
+
+struct LookupAccessToken: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "access-token",
+        abstract: "Find an unexpired access token for an account, app and scopes.",
+        discussion: """
+            Scopes match as a subset, ignoring case and openid/profile/offline_access; the environment \
+            matches any of its aliases. Human output never shows the token; --json prints the \
+            unified-schema item including its secret.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The app's client id.")
+    var clientId: String
+
+    @Option(help: "The account's home account identifier (uid.utid).")
+    var account: String
+
+    @Option(help: "The scopes, space-separated, e.g. \"User.Read Mail.Read\".")
+    var scopes: String
+
+    @Option(help: "The tenant; common/organizations/consumers mean the account's home tenant (default: any).")
+    var realm: String?
+
+    @Option(help: "The environment (default: login.microsoftonline.com; any alias matches).")
+    var environment: String = "login.microsoftonline.com"
+
+    @Option(help: "The token type for tokens with an auth scheme, e.g. pop or ssh-cert (default: Bearer).")
+    var tokenType: String?
+
+    @Option(help: "The key id (kid) a proof-of-possession token must be bound to.")
+    var keyId: String?
+
+    @Option(help: "The claims request the token must have been issued for.")
+    var claims: String?
+
+    @Flag(help: "Print the token's item as JSON, secret included.")
+    var json = false
+
+    func run() throws {
+        let cache = try storeOptions.openCache()
+        let query = AccessTokenQuery(
+            homeAccountId: account, environment: environment, realm: realm, clientId: clientId,
+            scopes: scopes.split(separator: " ").map(String.init), tokenType: tokenType, keyId: keyId,
+            requestedClaims: claims)
+        guard let found = try exitOnFailure({ try cache.accessToken(query) }) else {
+            printError("no unexpired access token matches")
+            throw ExitCode(Status.notFound)
+        }
+        if json {
+            printJSON(.object(found.credential.jsonObject))
+            return
+        }
+        let credential = found.credential
+        var text = "\(credential.credentialType) for \(credential.homeAccountId ?? "?") on \(credential.environment ?? "?")\n"
+        text += "  client id:  \(credential.clientId ?? "?")\n"
+        text += "  realm:      \(credential.realm ?? "(none)")\n"
+        text += "  scopes:     \(credential.target ?? "")\n"
+        if let tokenType = credential.tokenType { text += "  token type: \(tokenType)\n" }
+        text += "  expires on: \(found.expiresOn.formatted(.iso8601))\n"
+        if let refreshOn = found.refreshOn {
+            text += "  refresh on: \(refreshOn.formatted(.iso8601))\(found.needsRefresh ? " (due)" : "")\n"
+        }
+        text += "  secret:     \(credential.secret.count) characters (hidden; --json shows it)\n"
+        printOutput(Data(text.utf8))
+    }
+}

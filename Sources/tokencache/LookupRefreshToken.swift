@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import TokenCache
+import TokenCacheSchema
+
+struct LookupRefreshToken: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh-token",
+        abstract: "Find the refresh token of an account for an app, or its family refresh token.",
+        discussion: "Human output never shows the token; --json prints the unified-schema item including its secret.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The app's client id.")
+    var clientId: String
+
+    @Option(help: "The account's home account identifier (uid.utid).")
+    var account: String?
+
+    @Option(help: "The account's username (case-insensitive), instead of --account.")
+    var username: String?
+
+    @Option(help: "Find the family refresh token of this family (e.g. 1) instead of the app's own.")
+    var familyId: String?
+
+    @Option(help: "The environment (default: any; any alias matches).")
+    var environment: String?
+
+    @Flag(help: "Print the token's item as JSON, secret included.")
+    var json = false
+
+    func validate() throws {
+        guard (account == nil) != (username == nil) else {
+            throw ValidationError("give exactly one of --account and --username")
+        }
+    }
+
+    func run() throws {
+        let cache = try storeOptions.openCache()
+        let subject: RefreshTokenQuery.Subject = account.map { .homeAccountId($0) } ?? .username(username!)
+        let query = RefreshTokenQuery(subject: subject, clientId: clientId, familyId: familyId, environment: environment)
+        guard let found = try exitOnFailure({ try cache.refreshToken(query) }) else {
+            printError("no refresh token matches")
+            throw ExitCode(Status.notFound)
+        }
+        if json {
+            printJSON(.object(found.credential.jsonObject))
+            return
+        }
+        let credential = found.credential
+        var text = "\(credential.credentialType) for \(credential.homeAccountId ?? "?") on \(credential.environment ?? "?")\n"
+        text += "  client id:  \(credential.clientId ?? "?")\n"
+        if let family = credential.familyId { text += "  family id:  \(family)\n" }
+        text += "  stored as:  \(found.identity.service)\n"
+        text += "  secret:     \(credential.secret.count) characters (hidden; --json shows it)\n"
+        printOutput(Data(text.utf8))
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import TokenCache
+
+struct RemoveAccount: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove-account",
+        abstract: "Sign an account out of an app, as MSAL's removeAccount does.",
+        discussion: """
+            Deletes the app's tokens for the account and marks it signed out for the app; other apps \
+            keep their tokens (and single sign-on through family tokens). With --wipe, deletes every \
+            token of every app and the account records too.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The app's client id.")
+    var clientId: String
+
+    @Option(help: "The account's home account identifier (uid.utid).")
+    var account: String
+
+    @Flag(help: "Remove the account's tokens for all apps and its account records.")
+    var wipe = false
+
+    func run() throws {
+        let cache = try storeOptions.openCache()
+        let result = try exitOnFailure {
+            wipe
+                ? try cache.wipeAccount(homeAccountId: account, clientId: clientId)
+                : try cache.removeAccount(homeAccountId: account, clientId: clientId)
+        }
+        var text = "Removed \(result.deleted.count) item\(result.deleted.count == 1 ? "" : "s")"
+        if result.markedSignedOut { text += "; \(account) is signed out of \(clientId)" }
+        printOutput(Data((text + ".\n").utf8))
+    }
+}
