@@ -79,7 +79,10 @@ let package = Package(
             name: "TokenCacheTests",
             dependencies: ["TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
         ),
-        .testTarget(name: "tokencacheTests", dependencies: ["TestSupport", "tokencache"]),
+        .testTarget(
+            name: "tokencacheTests",
+            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct TokenCacheCommand: ParsableCommand {
@@ -15,4 +16,19 @@ struct TokenCacheCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Accounts.self, Lookup.self, RemoveAccount.self, Dump.self]
     )
+
+    /// Runs the command, reporting usage errors with status 2 as documented (swift-argument-parser
+    /// would use 64).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(Status.usage)
+            }
+            exit(withError: error)
+        }
+    }
 }
