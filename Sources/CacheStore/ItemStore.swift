@@ -19,6 +19,9 @@ public protocol ItemStore: AnyObject, Sendable {
     func items(matching query: ItemQuery) throws -> [StoreItem]
 
     /// Applies the operations in order, atomically.
+    ///
+    /// The result's ``BatchResult/commit`` holds the change stamps just before and after the commit,
+    /// read atomically with it.
     @discardableResult
     func apply(_ batch: [StoreOperation]) throws -> BatchResult
 

@@ -83,7 +83,10 @@ public final class MemoryStore: ItemStore {
                 }
             }
             if state.holes > 64 && state.holes * 2 > state.slots.count { Self.compact(&state) }
-            if result != BatchResult() { state.revision &+= 1 }
+            guard !batch.isEmpty else { return result }
+            let base = ChangeStamp(state.revision)
+            if result.added + result.replaced + result.deleted > 0 { state.revision &+= 1 }
+            result.commit = CommitStamps(base: base, result: ChangeStamp(state.revision))
             return result
         }
     }

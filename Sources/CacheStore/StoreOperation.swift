@@ -14,10 +14,27 @@ public struct BatchResult: Sendable, Hashable {
     public var replaced: Int
     /// Items removed by the batch's deletes.
     public var deleted: Int
+    /// The store's change stamps around the commit, read atomically with it; `nil` for an empty batch.
+    public var commit: CommitStamps?
 
-    public init(added: Int = 0, replaced: Int = 0, deleted: Int = 0) {
+    public init(added: Int = 0, replaced: Int = 0, deleted: Int = 0, commit: CommitStamps? = nil) {
         self.added = added
         self.replaced = replaced
         self.deleted = deleted
+        self.commit = commit
+    }
+}
+
+/// The change stamps of the store just before and just after a batch was committed.
+///
+/// No other commit happened between the two: a cache whose content corresponds to ``base`` can apply
+/// the batch itself and know it then corresponds to ``result``, instead of re-reading the store.
+public struct CommitStamps: Sendable, Hashable {
+    public let base: ChangeStamp
+    public let result: ChangeStamp
+
+    public init(base: ChangeStamp, result: ChangeStamp) {
+        self.base = base
+        self.result = result
     }
 }

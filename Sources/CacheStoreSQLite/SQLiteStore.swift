@@ -108,7 +108,11 @@ public final class SQLiteStore: ItemStore {
         let now = Date().timeIntervalSince1970
         return try state.withLock { state throws in
             let connection = state.connection
-            let result = try connection.writeTransaction("save batch") { () throws in
+            var dataVersion: Int64 = 0
+            var result = try connection.writeTransaction("save batch") { () throws in
+                // Under the write lock no other connection can commit: this is the version the
+                // batch applies to, and data_version does not move for this connection's own commit.
+                dataVersion = try connection.integer("PRAGMA data_version", "read data version")
                 var result = BatchResult()
                 for operation in batch {
                     switch operation {
@@ -127,6 +131,10 @@ public final class SQLiteStore: ItemStore {
                 }
                 return result
             }
+            let version = UInt64(bitPattern: dataVersion)
+            result.commit = CommitStamps(
+                base: ChangeStamp(version, state.localCommits),
+                result: ChangeStamp(version, state.localCommits &+ 1))
             state.localCommits &+= 1
             return result
         }

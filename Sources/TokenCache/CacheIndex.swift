@@ -2,8 +2,14 @@ import CacheStore
 import Foundation
 import TokenCacheSchema
 
+/// Something the index keeps in lists that follow the store's order.
+protocol Sequenced {
+    var identity: ItemIdentity { get }
+    var sequence: Int { get set }
+}
+
 /// A credential as the index holds it: decoded once, with the normalized fields lookups compare.
-struct IndexedCredential: Sendable {
+struct IndexedCredential: Sendable, Sequenced {
     let credential: Credential
     /// Where the item is stored (its own attributes, which may differ from the key it would get today).
     let identity: ItemIdentity
@@ -17,6 +23,14 @@ struct IndexedCredential: Sendable {
     let scopes: ScopeSet
     /// `bearer` when the item names none.
     let tokenType: String
+    /// ID tokens only: the claims, parsed once.
+    let claims: JSONObject?
+    /// Position in the store's order (first added first); a replaced item keeps its position.
+    var sequence = 0
+
+    var accessTokenKey: CacheIndex.AccessTokenKey {
+        CacheIndex.AccessTokenKey(homeAccountId: homeAccountId, clientId: clientId, realm: realm)
+    }
 
     init(_ credential: Credential, identity: ItemIdentity) {
         self.credential = credential
@@ -28,136 +42,234 @@ struct IndexedCredential: Sendable {
         realm = norm(credential.realm ?? "")
         scopes = ScopeSet(credential.target ?? "")
         tokenType = norm(credential.tokenType ?? "bearer")
+        switch credential.credentialType {
+        case .idToken, .v1IdToken: claims = IdTokenClaims(rawToken: credential.secret)?.claims
+        default: claims = nil
+        }
     }
 }
 
-struct IndexedAccount: Sendable {
+struct IndexedAccount: Sendable, Sequenced {
     let account: Account
     let identity: ItemIdentity
     let homeAccountId: String
     let environment: String
     let realm: String
+    /// Normalized.
+    let username: String?
+    var sequence = 0
+
+    init(_ account: Account, identity: ItemIdentity) {
+        self.account = account
+        self.identity = identity
+        homeAccountId = norm(account.homeAccountId ?? "")
+        environment = norm(account.environment ?? "")
+        realm = norm(account.realm ?? "")
+        username = account.username.map(norm)
+    }
 }
 
-struct IndexedAppMetadata: Sendable {
+struct IndexedAppMetadata: Sendable, Sequenced {
     let metadata: AppMetadata
     let identity: ItemIdentity
     let clientId: String
     let environment: String
+    var sequence = 0
+
+    init(_ metadata: AppMetadata, identity: ItemIdentity) {
+        self.metadata = metadata
+        self.identity = identity
+        clientId = norm(metadata.clientId ?? "")
+        environment = norm(metadata.environment ?? "")
+    }
 }
 
 /// The decoded content of the store at one change stamp, arranged for the lookups the engine makes.
 ///
-/// Built in one pass over every item; immutable afterwards, so readers share it without locking.
-final class CacheIndex: Sendable {
-    struct AccessTokenKey: Hashable {
+/// Built in one pass over every item, then kept current by applying the engine's own batches
+/// (``apply(_:)``) so that a save does not force a re-read of the whole store.
+struct CacheIndex: Sendable {
+    struct AccessTokenKey: Hashable, Sendable {
         let homeAccountId: String
         let clientId: String
         let realm: String
     }
 
+    /// What one stored item contributed, so it can be taken out again.
+    private enum Entry: Sendable {
+        case credential(IndexedCredential)
+        case account(IndexedAccount)
+        case appMetadata(IndexedAppMetadata)
+        case accountMetadata(AccountMetadata)
+        case tombstone
+        case unreadable(SchemaError)
+        case other
+    }
+
     /// Access tokens (2001, 2007) by home account, client and realm.
-    let accessTokens: [AccessTokenKey: [IndexedCredential]]
+    private(set) var accessTokens: [AccessTokenKey: [IndexedCredential]] = [:]
     /// Refresh, family refresh and bound refresh tokens (2002, 2008, 2009) by home account.
-    let refreshTokens: [String: [IndexedCredential]]
+    private(set) var refreshTokens: [String: [IndexedCredential]] = [:]
     /// ID tokens (2003, 2006) by home account.
-    let idTokens: [String: [IndexedCredential]]
+    private(set) var idTokens: [String: [IndexedCredential]] = [:]
     /// Every credential by home account, whatever its kind (removal walks these).
-    let credentialsByHomeAccount: [String: [IndexedCredential]]
-    let accounts: [IndexedAccount]
-    /// Positions in ``accounts`` by normalized home account id.
-    let accountsByHomeAccount: [String: [Int]]
-    /// Positions in ``accounts`` by normalized username.
-    let accountsByUsername: [String: [Int]]
+    private(set) var credentialsByHomeAccount: [String: [IndexedCredential]] = [:]
+    /// Account records by normalized home account id.
+    private(set) var accountsByHomeAccount: [String: [IndexedAccount]] = [:]
+    /// Account records by normalized username.
+    private(set) var accountsByUsername: [String: [IndexedAccount]] = [:]
     /// App metadata by normalized client id.
-    let appMetadata: [String: [IndexedAppMetadata]]
+    private(set) var appMetadata: [String: [IndexedAppMetadata]] = [:]
     /// Account metadata (the authority map) by client id as stored, with where it is stored.
-    let accountMetadata: [String: (metadata: AccountMetadata, identity: ItemIdentity)]
+    private(set) var accountMetadata: [String: (metadata: AccountMetadata, identity: ItemIdentity)] = [:]
     /// Tombstoned credentials: to be deleted, never returned.
-    let tombstones: [ItemIdentity]
+    private(set) var tombstones: Set<ItemIdentity> = []
     /// Unified items whose payload could not be read; they are skipped, as MSAL skips them.
-    let unreadable: [SchemaError]
-    /// How many items the store held.
-    let itemCount: Int
+    private(set) var unreadable: [ItemIdentity: SchemaError] = [:]
+
+    /// Every indexed item's attributes, position and contribution, by identity.
+    private var entries: [ItemIdentity: (item: StoreItem, sequence: Int, entry: Entry)] = [:]
+    private var nextSequence = 0
+
+    /// How many items the index holds.
+    var itemCount: Int { entries.count }
 
     init(items: [StoreItem]) {
-        var accessTokens: [AccessTokenKey: [IndexedCredential]] = [:]
-        var refreshTokens: [String: [IndexedCredential]] = [:]
-        var idTokens: [String: [IndexedCredential]] = [:]
-        var credentialsByHomeAccount: [String: [IndexedCredential]] = [:]
-        var accounts: [IndexedAccount] = []
-        var accountsByHomeAccount: [String: [Int]] = [:]
-        var accountsByUsername: [String: [Int]] = [:]
-        var appMetadata: [String: [IndexedAppMetadata]] = [:]
-        var accountMetadata: [String: (metadata: AccountMetadata, identity: ItemIdentity)] = [:]
-        var tombstones: [ItemIdentity] = []
-        var unreadable: [SchemaError] = []
-
-        for item in items {
-            let decoded: UnifiedItem
-            do {
-                decoded = try UnifiedItem(item)
-            } catch {
-                unreadable.append(error)
-                continue
-            }
-            switch decoded {
-            case .credential(let credential):
-                if credential.isTombstone {
-                    tombstones.append(item.identity)
-                    continue
-                }
-                let indexed = IndexedCredential(credential, identity: item.identity)
-                credentialsByHomeAccount[indexed.homeAccountId, default: []].append(indexed)
-                switch credential.credentialType {
-                case .accessToken, .accessTokenWithAuthScheme:
-                    let key = AccessTokenKey(homeAccountId: indexed.homeAccountId, clientId: indexed.clientId, realm: indexed.realm)
-                    accessTokens[key, default: []].append(indexed)
-                case .refreshToken, .familyRefreshToken, .boundRefreshToken:
-                    refreshTokens[indexed.homeAccountId, default: []].append(indexed)
-                case .idToken, .v1IdToken:
-                    idTokens[indexed.homeAccountId, default: []].append(indexed)
-                default:
-                    break
-                }
-            case .account(let account):
-                let indexed = IndexedAccount(
-                    account: account, identity: item.identity,
-                    homeAccountId: norm(account.homeAccountId ?? ""),
-                    environment: norm(account.environment ?? ""),
-                    realm: norm(account.realm ?? ""))
-                accountsByHomeAccount[indexed.homeAccountId, default: []].append(accounts.count)
-                if let username = account.username {
-                    accountsByUsername[norm(username), default: []].append(accounts.count)
-                }
-                accounts.append(indexed)
-            case .appMetadata(let metadata):
-                let indexed = IndexedAppMetadata(
-                    metadata: metadata, identity: item.identity,
-                    clientId: norm(metadata.clientId ?? ""), environment: norm(metadata.environment ?? ""))
-                appMetadata[indexed.clientId, default: []].append(indexed)
-            case .accountMetadata(let metadata):
-                accountMetadata[metadata.clientId] = (metadata, item.identity)
-            case .other:
-                break
-            }
-        }
-        self.accessTokens = accessTokens
-        self.refreshTokens = refreshTokens
-        self.idTokens = idTokens
-        self.credentialsByHomeAccount = credentialsByHomeAccount
-        self.accounts = accounts
-        self.accountsByHomeAccount = accountsByHomeAccount
-        self.accountsByUsername = accountsByUsername
-        self.appMetadata = appMetadata
-        self.accountMetadata = accountMetadata
-        self.tombstones = tombstones
-        self.unreadable = unreadable
-        self.itemCount = items.count
+        entries.reserveCapacity(items.count)
+        for item in items { insert(item) }
     }
 
     /// The stored accounts of one home account.
     func accounts(homeAccountId: String) -> [IndexedAccount] {
-        (accountsByHomeAccount[homeAccountId] ?? []).map { accounts[$0] }
+        accountsByHomeAccount[homeAccountId] ?? []
+    }
+
+    /// Home account ids in the store's order of their first account record.
+    var homeAccountOrder: [String] {
+        accountsByHomeAccount.sorted { $0.value[0].sequence < $1.value[0].sequence }.map(\.key)
+    }
+
+    /// Applies a batch the engine committed, in order, exactly as the store applied it.
+    mutating func apply(_ batch: [StoreOperation]) {
+        for operation in batch {
+            switch operation {
+            case .save(let item):
+                insert(item)
+            case .delete(let query):
+                if let identity = query.identity {
+                    remove(identity)
+                } else {
+                    for (identity, stored) in entries where query.matches(stored.item) { remove(identity) }
+                }
+            }
+        }
+    }
+
+    /// Adds `item`, replacing what the same identity held. A replaced item keeps its position, as
+    /// in the store.
+    mutating func insert(_ item: StoreItem) {
+        let identity = item.identity
+        let sequence: Int
+        if let existing = entries[identity] {
+            sequence = existing.sequence
+            remove(identity)
+        } else {
+            sequence = nextSequence
+            nextSequence += 1
+        }
+        // The payload is not kept: entries hold attributes for query matching only.
+        var attributes = item
+        attributes.data = Data()
+        let entry = Self.entry(for: item, identity: identity, sequence: sequence)
+        entries[identity] = (attributes, sequence, entry)
+        func place<Key: Hashable, Value: Sequenced>(_ value: Value, in map: inout [Key: [Value]], at key: Key) {
+            let position = map[key]?.lastIndex { $0.sequence < value.sequence }.map { $0 + 1 } ?? 0
+            map[key, default: []].insert(value, at: position)
+        }
+        switch entry {
+        case .credential(let credential):
+            place(credential, in: &credentialsByHomeAccount, at: credential.homeAccountId)
+            switch credential.credential.credentialType {
+            case .accessToken, .accessTokenWithAuthScheme:
+                place(credential, in: &accessTokens, at: credential.accessTokenKey)
+            case .refreshToken, .familyRefreshToken, .boundRefreshToken:
+                place(credential, in: &refreshTokens, at: credential.homeAccountId)
+            case .idToken, .v1IdToken:
+                place(credential, in: &idTokens, at: credential.homeAccountId)
+            default:
+                break
+            }
+        case .account(let account):
+            place(account, in: &accountsByHomeAccount, at: account.homeAccountId)
+            if let username = account.username { place(account, in: &accountsByUsername, at: username) }
+        case .appMetadata(let metadata):
+            place(metadata, in: &appMetadata, at: metadata.clientId)
+        case .accountMetadata(let metadata):
+            accountMetadata[metadata.clientId] = (metadata, identity)
+        case .tombstone:
+            tombstones.insert(identity)
+        case .unreadable(let error):
+            unreadable[identity] = error
+        case .other:
+            break
+        }
+    }
+
+    /// Takes out whatever `identity` contributed.
+    mutating func remove(_ identity: ItemIdentity) {
+        guard let (_, _, entry) = entries.removeValue(forKey: identity) else { return }
+        func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
+            guard var list = map[key] else { return }
+            list.removeAll(where: matches)
+            map[key] = list.isEmpty ? nil : list
+        }
+        switch entry {
+        case .credential(let credential):
+            drop(&credentialsByHomeAccount, credential.homeAccountId) { $0.identity == identity }
+            drop(&accessTokens, credential.accessTokenKey) { $0.identity == identity }
+            drop(&refreshTokens, credential.homeAccountId) { $0.identity == identity }
+            drop(&idTokens, credential.homeAccountId) { $0.identity == identity }
+        case .account(let account):
+            drop(&accountsByHomeAccount, account.homeAccountId) { $0.identity == identity }
+            if let username = account.username { drop(&accountsByUsername, username) { $0.identity == identity } }
+        case .appMetadata(let metadata):
+            drop(&appMetadata, metadata.clientId) { $0.identity == identity }
+        case .accountMetadata(let metadata):
+            if accountMetadata[metadata.clientId]?.identity == identity { accountMetadata[metadata.clientId] = nil }
+        case .tombstone:
+            tombstones.remove(identity)
+        case .unreadable:
+            unreadable[identity] = nil
+        case .other:
+            break
+        }
+    }
+
+    private static func entry(for item: StoreItem, identity: ItemIdentity, sequence: Int) -> Entry {
+        let decoded: UnifiedItem
+        do {
+            decoded = try UnifiedItem(item)
+        } catch {
+            return .unreadable(error)
+        }
+        switch decoded {
+        case .credential(let credential):
+            if credential.isTombstone { return .tombstone }
+            var indexed = IndexedCredential(credential, identity: identity)
+            indexed.sequence = sequence
+            return .credential(indexed)
+        case .account(let account):
+            var indexed = IndexedAccount(account, identity: identity)
+            indexed.sequence = sequence
+            return .account(indexed)
+        case .appMetadata(let metadata):
+            var indexed = IndexedAppMetadata(metadata, identity: identity)
+            indexed.sequence = sequence
+            return .appMetadata(indexed)
+        case .accountMetadata(let metadata):
+            return .accountMetadata(metadata)
+        case .other:
+            return .other
+        }
     }
 }

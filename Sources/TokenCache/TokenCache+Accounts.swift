@@ -12,12 +12,8 @@ extension TokenCache {
     ///   - environment: when given, only records under an alias of it.
     public func accounts(clientId: String? = nil, environment: String? = nil) throws -> [CachedAccount] {
         let index = try currentIndex()
-        var order: [String] = []
         var seen = Set<String>()
-        for account in index.accounts where seen.insert(account.homeAccountId).inserted {
-            order.append(account.homeAccountId)
-        }
-        return order.compactMap { cachedAccount(homeAccountId: $0, clientId: clientId, environment: environment, index: index) }
+        return index.homeAccountOrder.filter { seen.insert($0).inserted }.compactMap { cachedAccount(homeAccountId: $0, clientId: clientId, environment: environment, index: index) }
     }
 
     /// The account with this home account id (`uid.utid`, any case), if it is in the cache (and,
@@ -63,7 +59,7 @@ extension TokenCache {
                 realm: record.realm,
                 localAccountId: record.account.localAccountId,
                 isHomeTenant: record.realm == homeTenant,
-                idTokenClaims: idToken.flatMap { IdTokenClaims(rawToken: $0.credential.secret)?.claims },
+                idTokenClaims: idToken?.claims,
                 account: record.account,
                 identity: record.identity))
         }

@@ -162,7 +162,7 @@ extension TokenCache {
         case .username(let username):
             var seen = Set<String>()
             return (index.accountsByUsername[norm(username)] ?? [])
-                .map { index.accounts[$0].homeAccountId }
+                .map(\.homeAccountId)
                 .filter { seen.insert($0).inserted }
         }
     }

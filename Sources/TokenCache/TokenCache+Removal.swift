@@ -58,7 +58,7 @@ extension TokenCache {
             operations.append(.save(WipeRecord(application: configuration.applicationName, time: configuration.clock())
                 .storeItem(accessGroup: writeAccessGroup)))
         }
-        try store.apply(operations)
+        try commit(operations)
         return RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken)
     }
 }

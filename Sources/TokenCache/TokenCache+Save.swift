@@ -102,8 +102,7 @@ extension TokenCache {
                 applicationIdentifier: request.applicationIdentifier,
                 clientInfo: response.clientInfo)
             let newToken = IndexedCredential(credential, identity: try credential.storeItem(accessGroup: writeAccessGroup).identity)
-            let key = CacheIndex.AccessTokenKey(homeAccountId: newToken.homeAccountId, clientId: newToken.clientId, realm: newToken.realm)
-            for old in index.accessTokens[key] ?? []
+            for old in index.accessTokens[newToken.accessTokenKey] ?? []
             where old.credential.credentialType == credential.credentialType
                 && configuration.clouds.areAliases(old.environment, environment)
                 && norm(old.credential.applicationIdentifier ?? "") == norm(request.applicationIdentifier ?? "")
@@ -173,7 +172,7 @@ extension TokenCache {
             save(try metadata.storeItem(accessGroup: writeAccessGroup))
         }
 
-        try store.apply(operations)
+        try commit(operations)
         return SavedTokens(
             homeAccountId: homeAccountId, environment: environment, realm: realm,
             saved: saved, replacedAccessTokens: replaced)

@@ -57,7 +57,7 @@ public final class TokenCache: Sendable {
 
     private struct State {
         var stamp: ChangeStamp?
-        var index: CacheIndex?
+        var index = CacheIndex(items: [])
     }
 
     private let state = Mutex(State())
@@ -74,14 +74,14 @@ public final class TokenCache: Sendable {
         self.writeAccessGroup = group
     }
 
-    /// The index for the store's current content, rebuilt only when the store changed.
+    /// The index for the store's current content, re-read only when another writer committed.
     func currentIndex() throws -> CacheIndex {
         let stamp = try store.changeStamp()
         if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
             return index
         }
-        // Read under the stamp taken *before* the read: a commit racing with it changes the stamp
-        // again, and the next call re-reads.
+        // Stamped with the stamp taken *before* the read: a commit racing with the read changes the
+        // stamp again, and the next call re-reads.
         let index = CacheIndex(items: try store.allItems())
         state.withLock { state in
             state.stamp = stamp
@@ -90,9 +90,24 @@ public final class TokenCache: Sendable {
         if !index.tombstones.isEmpty {
             // MSAL deletes tombstoned credentials when it meets them; so do we. A failure here only
             // means they are met again next time.
-            _ = try? store.apply(index.tombstones.map { .delete($0.query) })
+            _ = try? commit(index.tombstones.map { .delete($0.query) })
         }
         return index
+    }
+
+    /// Applies `batch` to the store and, when nothing else was committed since the index was built,
+    /// to the index too, so the engine's own writes never force a re-read.
+    @discardableResult
+    func commit(_ batch: [StoreOperation]) throws -> BatchResult {
+        let result = try store.apply(batch)
+        if let commit = result.commit {
+            state.withLock { state in
+                guard state.stamp == commit.base else { return }
+                state.index.apply(batch)
+                state.stamp = commit.result
+            }
+        }
+        return result
     }
 
     /// The current time in whole seconds, as the schema stores it.
@@ -102,6 +117,6 @@ public final class TokenCache: Sendable {
     ///
     /// They are skipped by every lookup, as MSAL skips them; `tokencache doctor` reports them.
     public func unreadableItems() throws -> [SchemaError] {
-        try currentIndex().unreadable
+        try currentIndex().unreadable.values.sorted { $0.description < $1.description }
     }
 }

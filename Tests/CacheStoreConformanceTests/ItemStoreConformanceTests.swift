@@ -37,11 +37,11 @@ struct ItemStoreConformanceTests {
     func sameIdentityReplacesGenericAndDataAndKeepsCreated(backend: Backend) throws {
         let store = try backend.makeStore()
         let first = try store.save(Self.item(generic: "old", data: "one"))
-        #expect(first == BatchResult(added: 1))
+        #expect([first.added, first.replaced, first.deleted] as [Int] == [1, 0, 0])
         let original = try #require(try store.allItems().first)
         Thread.sleep(forTimeInterval: 0.01)
         let second = try store.save(Self.item(generic: "new", data: "two"))
-        #expect(second == BatchResult(replaced: 1))
+        #expect([second.added, second.replaced, second.deleted] as [Int] == [0, 1, 0])
         let items = try store.allItems()
         #expect(items.count == 1)
         #expect(items[0].generic == Data("new".utf8))
@@ -146,7 +146,7 @@ struct ItemStoreConformanceTests {
             .save(Self.item(service: "2", data: "again")),
             .save(Self.item(service: "3")),
         ])
-        #expect(result == BatchResult(added: 3, replaced: 1, deleted: 1))
+        #expect([result.added, result.replaced, result.deleted] as [Int] == [3, 1, 1])
         let items = try store.allItems()
         #expect(items.map(\.service) == ["2", "3"])
         #expect(items[0].data == Data("again".utf8))
@@ -229,6 +229,7 @@ struct ItemStoreConformanceTests {
     func emptyPayloadAndEmptyBatch(backend: Backend) throws {
         let store = try backend.makeStore()
         #expect(try store.apply([]) == BatchResult())
+        #expect(try store.apply([]).commit == nil)
         try store.save(StoreItem(accessGroup: "group.a", account: "a", service: "s", data: Data()))
         #expect(try store.allItems().first?.data == Data())
     }
@@ -253,6 +254,19 @@ struct ItemStoreConformanceTests {
         #expect(afterSave != initial)
         try store.delete(matching: ItemQuery())
         #expect(try store.changeStamp() != afterSave)
+    }
+
+    @Test(arguments: Backend.allCases)
+    func commitStampsFrameTheBatch(backend: Backend) throws {
+        let store = try backend.makeStore()
+        let before = try store.changeStamp()
+        let first = try store.save(Self.item())
+        let commit = try #require(first.commit)
+        #expect(commit.base == before)
+        #expect(commit.result == (try store.changeStamp()))
+        #expect(commit.result != commit.base)
+        let second = try store.save(Self.item(service: "other"))
+        #expect(second.commit?.base == commit.result, "no commit in between: the next batch starts where this one ended")
     }
 
     @Test(arguments: Backend.allCases)

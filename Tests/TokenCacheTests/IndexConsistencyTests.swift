@@ -1,0 +1,90 @@
+import CacheStore
+import CacheStoreSQLite
+import Foundation
+import TestSupport
+import TokenCache
+import TokenCacheSchema
+import Testing
+
+/// The engine patches its index with its own batches instead of re-reading the store; after any
+/// sequence of saves and removals it must answer exactly like an engine that just read the store.
+@Suite struct IndexConsistencyTests {
+    struct Snapshot: Equatable {
+        var accounts: [String]
+        var accessTokens: [String?]
+        var refreshTokens: [String?]
+        var familyTokens: [String?]
+    }
+
+    static func snapshot(_ cache: TokenCache, users: Range<Int>, clients: [String]) throws -> Snapshot {
+        var result = Snapshot(accounts: [], accessTokens: [], refreshTokens: [], familyTokens: [])
+        result.accounts = try cache.accounts().map { "\($0.homeAccountId) \($0.username ?? "") \($0.tenantProfiles.map(\.realm))" }
+        for user in users {
+            let home = "uid\(user).tid\(user % 2)"
+            for client in clients {
+                result.accessTokens.append(try cache.accessToken(AccessTokenQuery(
+                    homeAccountId: home, environment: "login.microsoftonline.com", realm: "tid\(user % 2)",
+                    clientId: client, scopes: ["User.Read"]))?.credential.secret)
+                result.refreshTokens.append(try cache.refreshToken(RefreshTokenQuery(
+                    subject: .homeAccountId(home), clientId: client))?.credential.secret)
+                result.familyTokens.append(try cache.familyRefreshToken(homeAccountId: home, clientId: client)?.credential.secret)
+            }
+        }
+        return result
+    }
+
+    @Test(arguments: ["memory", "sqlite"])
+    func incrementalIndexMatchesAFreshRead(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let groups = try AccessGroups(["com.microsoft.adalcache"])
+        let store: any ItemStore =
+            backend == "memory"
+            ? MemoryStore(accessGroups: groups)
+            : try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: groups)
+        let cache = try TokenCache(store: store)
+        let clients = ["client-a", "client-b", "client-c"]
+        let authority = try Authority("https://login.microsoftonline.com/common")
+        var generator = SplitMix64(seed: 42)
+
+        for step in 0..<150 {
+            let user = Int(generator.next() % 6)
+            let client = clients[Int(generator.next() % 3)]
+            switch generator.next() % 5 {
+            case 0:
+                try cache.removeAccount(homeAccountId: "uid\(user).tid\(user % 2)", clientId: client)
+            case 1 where step % 7 == 0:
+                try cache.wipeAccount(homeAccountId: "uid\(user).tid\(user % 2)")
+            default:
+                let scopes = ["User.Read", "User.Read Mail.Read", "Files.Read", "Mail.Read User.Read openid"][Int(generator.next() % 4)]
+                var response = TokenResponses.aad(
+                    uid: "uid\(user)", tid: "tid\(user % 2)", username: "User\(user)@Contoso.com", scope: scopes,
+                    accessToken: "at-\(step)", refreshToken: "rt-\(step)", foci: client == "client-c" ? nil : "1")
+                response.expiresIn = 3600
+                try cache.save(response, for: TokenRequest(authority: authority, clientId: client, scopes: ["User.Read"]))
+            }
+            if step % 10 == 9 {
+                let fresh = try TokenCache(store: store)
+                let expected = try Self.snapshot(fresh, users: 0..<6, clients: clients)
+                let actual = try Self.snapshot(cache, users: 0..<6, clients: clients)
+                #expect(actual.accounts == expected.accounts, "after step \(step)")
+                #expect(actual.accessTokens == expected.accessTokens, "after step \(step)")
+                #expect(actual.refreshTokens == expected.refreshTokens, "after step \(step)")
+                #expect(actual.familyTokens == expected.familyTokens, "after step \(step)")
+            }
+        }
+    }
+}
+
+/// A small deterministic generator, so a failure reproduces.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
