@@ -117,7 +117,8 @@ func payload(_ item: StoreItem) throws -> JSONObject {
 func stringMembers(_ object: JSONObject) throws -> [String: String] {
     var result: [String: String] = [:]
     for (key, value) in object {
-        result[key] = try #require(value.stringValue, "'\(key)' is a \(value.kindName), not a string")
+        let string: String = try #require(value.stringValue, "'\(key)' is a \(value.kindName), not a string")
+        result[key] = string
     }
     return result
 }

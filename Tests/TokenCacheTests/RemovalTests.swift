@@ -92,6 +92,12 @@ import Testing
         #expect(strings.contains("bundleId"))
         #expect(strings.contains("wipeTime"))
         #expect(strings.contains("com.contoso.mail"))
+        // Apple readers decode by class name: an NSDictionary holding an NSString and an NSDate.
+        let dictionaries = objects.compactMap { $0 as? [String: Any] }
+        let classNames = Set(dictionaries.compactMap { $0["$classname"] as? String })
+        #expect(classNames.isSuperset(of: ["NSDictionary", "NSDate"]))
+        let times = dictionaries.compactMap { ($0["NS.time"] as? NSNumber)?.doubleValue }
+        #expect(times == [fixture.clock.now.timeIntervalSinceReferenceDate], "wipeTime is the removal time")
     }
 
     @Test func removalWithoutRefreshTokensWritesNoWipeRecord() throws {
