@@ -99,6 +99,15 @@ import Testing
         #expect(try fixture.cache.accounts(clientId: IDs.appB).isEmpty)
     }
 
+    /// §4.5/§4.6: the family is the app metadata's `family_id` when an entry exists, `"1"` only when
+    /// none does; an entry without a family id means no family (as for `familyRefreshToken`).
+    @Test func appMetadataWithoutAFamilyIdMeansNoFamily() throws {
+        try fixture.save(TokenResponses.aad(foci: "1"), clientId: IDs.appA)
+        try fixture.put(AppMetadata(clientId: IDs.appB, environment: "login.windows.net", familyId: nil))
+        #expect(try fixture.cache.familyRefreshToken(homeAccountId: IDs.home, clientId: IDs.appB) == nil)
+        #expect(try fixture.cache.accounts(clientId: IDs.appB).isEmpty)
+    }
+
     @Test func signedOutHidesTheAccountEvenWithFamilyTokens() throws {
         try fixture.save(TokenResponses.aad(foci: "1"), clientId: IDs.appA)
         var metadata = AccountMetadata(clientId: IDs.appB)
