@@ -72,6 +72,23 @@ import Testing
         #expect(try fixture.cache.accounts(environment: "login.chinacloudapi.cn").isEmpty)
     }
 
+    @Test func adfsAccountAndItsTokensAreFound() throws {
+        let response = TokenResponse(
+            accessToken: "adfs-at", refreshToken: "adfs-rt",
+            idToken: TokenResponses.idToken(["sub": "ADFS-Subject-1", "upn": "user@contoso.com"]),
+            scope: "https://api.contoso.com/read", expiresIn: 3600)
+        try fixture.cache.save(response, for: try CacheFixture.request("https://fs.contoso.com/adfs"))
+        let account = try #require(try fixture.cache.account(username: "USER@contoso.com", clientId: IDs.appA))
+        #expect(account.homeAccountId == "adfs-subject-1")
+        #expect(account.tenantProfiles.map(\.realm) == [""])
+        #expect(account.tenantProfiles.first?.account.authorityType == .adfs)
+        let token = try fixture.accessToken(
+            home: "adfs-subject-1", environment: "fs.contoso.com", realm: nil, scopes: ["https://api.contoso.com/read"])
+        #expect(token?.credential.secret == "adfs-at")
+        #expect(try fixture.accessToken(
+            home: "adfs-subject-1", environment: "login.microsoftonline.com", realm: nil, scopes: ["https://api.contoso.com/read"]) == nil)
+    }
+
     // MARK: - Signed-in filtering (§4.6 step 2)
 
     @Test func accountIsListedForTheAppWithARefreshTokenOnly() throws {
