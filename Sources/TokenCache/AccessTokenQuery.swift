@@ -5,7 +5,8 @@ public struct AccessTokenQuery: Sendable, Hashable {
     /// The environment asked for; tokens stored under any alias of it match.
     public var environment: String
     /// The tenant. `nil` matches any tenant; `common`, `organizations` and `consumers` stand for the
-    /// account's home tenant (the `utid` of its home account id), as in MSAL's silent flow.
+    /// account's home tenant (the `utid` of its home account id), as in MSAL's silent flow — except
+    /// `organizations` for an account whose home tenant is the MSA tenant.
     public var realm: String?
     public var clientId: String
     /// Every scope must be among the token's (case-insensitive); `openid`, `profile` and

@@ -78,8 +78,14 @@ extension TokenCache {
             if state == .signedIn { return true }
         }
         let client = norm(clientId)
-        let familyMetadata = index.appMetadata[client]?.first?.metadata.familyId
-        let familyId = familyMetadata.map(norm) ?? "1"
+        // The app metadata's family when an entry exists (none, when it names none), else "1" — the
+        // same choice as familyRefreshToken(homeAccountId:clientId:environment:).
+        let familyId: String
+        if let metadata = index.appMetadata[client]?.first?.metadata {
+            familyId = norm(metadata.familyId ?? "")
+        } else {
+            familyId = "1"
+        }
         return (index.refreshTokens[homeAccountId] ?? []).contains { token in
             if let aliases, !aliases.contains(token.environment) { return false }
             return token.clientId == client || (!familyId.isEmpty && token.familyId == familyId)

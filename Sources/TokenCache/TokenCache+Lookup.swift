@@ -134,16 +134,23 @@ extension TokenCache {
 
     // MARK: - Helpers
 
-    /// `realm` normalized; a placeholder tenant stands for the account's home tenant.
+    /// The tenant of personal Microsoft accounts.
+    static let msaTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
+
+    /// `realm` normalized; a placeholder tenant stands for the account's home tenant, as in MSAL
+    /// ObjC's silent flow: `common` and `consumers` always, `organizations` unless the home tenant is
+    /// the MSA tenant (an `organizations` authority cannot serve a personal account), and only when
+    /// the home tenant (the `utid` of `homeAccountId`) is a UUID.
     func resolvedRealm(_ realm: String?, homeAccountId: String) -> String? {
         guard let realm else { return nil }
         let normalized = norm(realm)
-        if ["common", "organizations", "consumers"].contains(normalized),
+        guard ["common", "organizations", "consumers"].contains(normalized),
             let dot = homeAccountId.lastIndex(of: ".")
-        {
-            return String(homeAccountId[homeAccountId.index(after: dot)...])
-        }
-        return normalized
+        else { return normalized }
+        let homeTenant = String(homeAccountId[homeAccountId.index(after: dot)...])
+        guard UUID(uuidString: homeTenant) != nil else { return normalized }
+        if normalized == "organizations" && homeTenant == Self.msaTenant { return normalized }
+        return homeTenant
     }
 
     /// Requested claims match when both are blank or both are exactly equal.

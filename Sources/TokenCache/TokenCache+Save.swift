@@ -27,6 +27,8 @@ extension TokenCache {
     /// - the account, merged over the stored one so fields only the old record had survive;
     /// - the app metadata (`family_id` `"1"` or `""`), and the account metadata's `signed_in` state.
     ///
+    /// Credentials carry exactly the fields MSAL ObjC writes: `client_info` goes on the account only.
+    ///
     /// The environment is the authority's preferred cache alias; the realm is the ID token's `tid`
     /// (so `common`/`organizations` never become a realm when an ID token came back).
     ///
@@ -99,8 +101,7 @@ extension TokenCache {
                 tokenType: tokenType,
                 keyId: tokenType == nil ? nil : request.keyId,
                 requestedClaims: request.requestedClaims.flatMap { $0.isEmpty ? nil : $0 },
-                applicationIdentifier: request.applicationIdentifier,
-                clientInfo: response.clientInfo)
+                applicationIdentifier: request.applicationIdentifier)
             let newToken = IndexedCredential(credential, identity: try credential.storeItem(accessGroup: writeAccessGroup).identity)
             for old in index.accessTokens[newToken.accessTokenKey] ?? []
             where old.credential.credentialType == credential.credentialType
@@ -118,7 +119,7 @@ extension TokenCache {
         if let refreshToken = response.refreshToken {
             let base = Credential(
                 credentialType: .refreshToken, secret: refreshToken, clientId: clientId,
-                homeAccountId: homeAccountId, environment: environment, clientInfo: response.clientInfo)
+                homeAccountId: homeAccountId, environment: environment)
             if let familyId {
                 var family = base
                 family.familyId = familyId
@@ -137,8 +138,7 @@ extension TokenCache {
         if let idToken = response.idToken {
             let credential = Credential(
                 credentialType: .idToken, secret: idToken, clientId: clientId,
-                homeAccountId: homeAccountId, environment: environment, realm: realm,
-                clientInfo: response.clientInfo)
+                homeAccountId: homeAccountId, environment: environment, realm: realm)
             save(try credential.storeItem(accessGroup: writeAccessGroup))
         }
 

@@ -18,29 +18,42 @@ enum TokenResponses {
         base64URL(["uid": .string(uid), "utid": .string(utid)])
     }
 
-    /// A complete AAD v2 response for user `uid` in tenant `tid`.
+    /// A complete AAD v2 response for user `uid` (home tenant `utid`) issued by tenant `tid`.
+    ///
+    /// `username` `nil` leaves `preferred_username` out; `claims` are added to (or replace) the ID
+    /// token's claims.
     static func aad(
         uid: String = "9f4880d8-80ba-4c40-97bc-f7a23c703084",
         tid: String = "f645ad92-e38d-4d1a-b510-d1b09a74a8ca",
-        username: String = "idlab@msidlab4.onmicrosoft.com",
-        scope: String = "Calendars.Read openid profile Tasks.Read User.Read email",
-        accessToken: String = "access-token-secret",
+        utid: String? = nil,
+        username: String? = "idlab@msidlab4.onmicrosoft.com",
+        scope: String? = "Calendars.Read openid profile Tasks.Read User.Read email",
+        accessToken: String? = "access-token-secret",
         refreshToken: String? = "refresh-token-secret",
         expiresIn: Int64 = 3600,
-        foci: String? = nil
+        extendedExpiresIn: Int64? = nil,
+        refreshIn: Int64? = nil,
+        tokenType: String? = nil,
+        foci: String? = nil,
+        claims: JSONObject = [:]
     ) -> TokenResponse {
-        TokenResponse(
+        var idClaims: JSONObject = [
+            "tid": .string(tid), "oid": .string(uid), "sub": "subject",
+            "name": "Cloud IDLAB Basic User",
+            "iss": .string("https://login.microsoftonline.com/\(tid)/v2.0"),
+        ]
+        if let username { idClaims["preferred_username"] = .string(username) }
+        for (name, value) in claims { idClaims[name] = value }
+        return TokenResponse(
             accessToken: accessToken,
             refreshToken: refreshToken,
-            idToken: idToken([
-                "tid": .string(tid), "oid": .string(uid), "sub": "subject",
-                "preferred_username": .string(username), "name": "Cloud IDLAB Basic User",
-                "iss": .string("https://login.microsoftonline.com/\(tid)/v2.0"),
-            ]),
-            clientInfo: clientInfo(uid: uid, utid: tid),
+            idToken: idToken(idClaims),
+            clientInfo: clientInfo(uid: uid, utid: utid ?? tid),
             scope: scope,
             expiresIn: expiresIn,
-            extendedExpiresIn: expiresIn * 2,
+            extendedExpiresIn: extendedExpiresIn ?? expiresIn * 2,
+            refreshIn: refreshIn,
+            tokenType: tokenType,
             familyId: foci)
     }
 }

@@ -4,6 +4,8 @@
 //   store-worker read PATH GROUP STOPFILE          queries until STOPFILE exists; counts never shrink
 //   store-worker batches PATH GROUP SIZE           batch after batch of SIZE items; prints "committed K"
 //   store-worker save PATH GROUP ACCOUNT SERVICE   saves one item, prints "saved"
+//   store-worker import PATH GROUP FILE            saves every item of a keychain-items JSON file in
+//                                                  one batch; prints "imported N"
 import CacheStore
 import CacheStoreSQLite
 import Foundation
@@ -69,6 +71,12 @@ do {
         try store.save(StoreItem(
             accessGroup: group, account: arguments[4], service: arguments[5], type: 2001, data: Data("x".utf8)))
         say("saved")
+    case "import":
+        let file = arguments[4]
+        let data = try Data(contentsOf: URL(fileURLWithPath: file))
+        let items = try KeychainItemsFormat.decode(data, source: file)
+        try store.save(items)
+        say("imported \(items.count)")
     default:
         fail("unknown mode \(mode)")
     }
