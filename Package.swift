@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CacheStore", targets: ["CacheStore"]),
         .library(name: "CacheStoreSQLite", targets: ["CacheStoreSQLite"]),
         .library(name: "CacheStoreLocation", targets: ["CacheStoreLocation"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
@@ -33,12 +34,17 @@ let package = Package(
         // Parses store specifications (`sqlite:PATH`, `memory`) and opens the backend they name.
         .target(name: "CacheStoreLocation", dependencies: ["CacheStore", "CacheStoreSQLite"]),
 
+        // NSKeyedArchiver archives and binary property lists, read and written without Foundation's
+        // class registry: safe for untrusted input, and able to write ADAL's class names.
+        .target(name: "KeyedArchive"),
+
         // The unified-schema items (credential, account, app metadata, account metadata): their
         // keychain keys and JSON payloads. Knows nothing of storage engines beyond `StoreItem`.
         .target(
             name: "TokenCacheSchema",
             dependencies: [
                 "CacheStore",
+                "KeyedArchive",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -74,6 +80,7 @@ let package = Package(
             dependencies: ["CacheStore", "CacheStoreSQLite", "CSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore"]),
         .testTarget(
             name: "TokenCacheTests",
