@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
-        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore"]),
+        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "KeyedArchive"]),
         .testTarget(
             name: "TokenCacheTests",
             dependencies: ["TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]

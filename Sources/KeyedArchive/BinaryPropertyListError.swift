@@ -1,5 +1,5 @@
 /// Why bytes could not be read as a binary property list. Never quotes the content.
-public struct BinaryPropertyListError: Error, Sendable, CustomStringConvertible, Equatable {
+public struct BinaryPropertyListError: Error, Sendable, CustomStringConvertible, Hashable {
     /// What is wrong.
     public let reason: String
     /// The byte offset where reading went wrong, when there is one.

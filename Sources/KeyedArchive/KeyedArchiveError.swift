@@ -1,5 +1,5 @@
 /// Why bytes could not be read as a keyed archive. Never quotes the archive's content.
-public enum KeyedArchiveError: Error, Sendable, CustomStringConvertible, Equatable {
+public enum KeyedArchiveError: Error, Sendable, CustomStringConvertible, Hashable {
     /// The bytes are not a binary property list.
     case propertyList(BinaryPropertyListError)
     /// The property list is not shaped like an `NSKeyedArchiver` archive; the text says where.

@@ -1,4 +1,5 @@
 import CacheStore
+import KeyedArchive
 
 /// The attributes that name a stored item in error messages: its type, account and service.
 ///
@@ -45,12 +46,14 @@ public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidField(String, reason: String, item: ItemReference?)
     /// The item's `type` attribute is not the kind the caller asked to decode.
     case wrongItemType(expected: String, item: ItemReference)
+    /// A legacy ADAL payload is not a readable keyed archive of the expected classes.
+    case malformedArchive(KeyedArchiveError, item: ItemReference?)
 
     /// The item the error is about, when known.
     public var item: ItemReference? {
         switch self {
         case .malformedJSON(_, let item), .notAnObject(_, let item), .missingField(_, let item),
-            .invalidField(_, _, let item):
+            .invalidField(_, _, let item), .malformedArchive(_, let item):
             item
         case .wrongItemType(_, let item):
             item
@@ -65,6 +68,7 @@ public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingField(let field, _): .missingField(field, item: item)
         case .invalidField(let field, let reason, _): .invalidField(field, reason: reason, item: item)
         case .wrongItemType(let expected, _): .wrongItemType(expected: expected, item: item)
+        case .malformedArchive(let error, _): .malformedArchive(error, item: item)
         }
     }
 
@@ -81,6 +85,8 @@ public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(subject): field '\(field)' \(reason)"
         case .wrongItemType(let expected, _):
             return "\(subject): expected \(expected), but the type attribute says otherwise"
+        case .malformedArchive(let error, _):
+            return "\(subject): the legacy ADAL payload cannot be read: \(error)"
         }
     }
 }
