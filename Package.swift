@@ -50,7 +50,7 @@ let package = Package(
         ),
 
         // The engine: save token responses, look up tokens and accounts, remove accounts.
-        .target(name: "TokenCache", dependencies: ["CacheStore", "TokenCacheSchema"]),
+        .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheSchema"]),
 
         .executableTarget(
             name: "tokencache",
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "KeyedArchive"]),
         .testTarget(
             name: "TokenCacheTests",
-            dependencies: ["TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
+            dependencies: ["TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(
             name: "tokencacheTests",

@@ -69,6 +69,39 @@ struct IndexedAccount: Sendable, Sequenced {
     }
 }
 
+/// A legacy ADAL token entry as the index holds it.
+struct IndexedLegacyToken: Sendable, Sequenced {
+    let item: LegacyTokenCacheItem
+    let identity: ItemIdentity
+    /// The user the entry is stored for: the account attribute decoded, else the ID token's
+    /// displayable id; normalized; empty when unknown.
+    let userId: String
+    /// The authority's host (lower-cased, with a port other than 443).
+    let environment: String
+    /// The authority's tenant path segment (`common`, a tenant id, …), lower-cased.
+    let authorityTenant: String
+    /// Normalized; empty when the entry does not say (ADAL before IdentityCore).
+    let homeAccountId: String
+    let claims: JSONObject?
+    var sequence = 0
+
+    init(_ item: LegacyTokenCacheItem, identity: ItemIdentity) {
+        self.item = item
+        self.identity = identity
+        userId = norm(LegacyCacheKey.userId(ofAccount: identity.account) ?? item.userId ?? "")
+        let authority = URLComponents(string: item.authority)
+        var host = authority?.host?.lowercased() ?? ""
+        if let port = authority?.port, port != 443 { host += ":\(port)" }
+        environment = host
+        authorityTenant = authority?.path.split(separator: "/").first.map { $0.lowercased() } ?? ""
+        homeAccountId = norm(item.homeAccountId ?? "")
+        claims = item.idTokenClaims
+    }
+
+    /// Whether the entry can refresh: a multi-resource, family or single-resource refresh token.
+    var hasRefreshToken: Bool { item.kind != .accessToken }
+}
+
 struct IndexedAppMetadata: Sendable, Sequenced {
     let metadata: AppMetadata
     let identity: ItemIdentity
@@ -101,6 +134,7 @@ struct CacheIndex: Sendable {
         case account(IndexedAccount)
         case appMetadata(IndexedAppMetadata)
         case accountMetadata(AccountMetadata)
+        case legacyToken(IndexedLegacyToken)
         case tombstone
         case unreadable(SchemaError)
         case other
@@ -122,6 +156,8 @@ struct CacheIndex: Sendable {
     private(set) var appMetadata: [String: [IndexedAppMetadata]] = [:]
     /// Account metadata (the authority map) by client id as stored, with where it is stored.
     private(set) var accountMetadata: [String: (metadata: AccountMetadata, identity: ItemIdentity)] = [:]
+    /// Legacy ADAL tokens by normalized user id (the displayable id their account attribute encodes).
+    private(set) var legacyTokensByUser: [String: [IndexedLegacyToken]] = [:]
     /// Tombstoned credentials: to be deleted, never returned.
     private(set) var tombstones: Set<ItemIdentity> = []
     /// Unified items whose payload could not be read; they are skipped, as MSAL skips them.
@@ -206,6 +242,8 @@ struct CacheIndex: Sendable {
             place(metadata, in: &appMetadata, at: metadata.clientId)
         case .accountMetadata(let metadata):
             accountMetadata[metadata.clientId] = (metadata, identity)
+        case .legacyToken(let token):
+            place(token, in: &legacyTokensByUser, at: token.userId)
         case .tombstone:
             tombstones.insert(identity)
         case .unreadable(let error):
@@ -236,6 +274,8 @@ struct CacheIndex: Sendable {
             drop(&appMetadata, metadata.clientId) { $0.identity == identity }
         case .accountMetadata(let metadata):
             if accountMetadata[metadata.clientId]?.identity == identity { accountMetadata[metadata.clientId] = nil }
+        case .legacyToken(let token):
+            drop(&legacyTokensByUser, token.userId) { $0.identity == identity }
         case .tombstone:
             tombstones.remove(identity)
         case .unreadable:
@@ -268,6 +308,18 @@ struct CacheIndex: Sendable {
             return .appMetadata(indexed)
         case .accountMetadata(let metadata):
             return .accountMetadata(metadata)
+        case .other(.legacyADAL):
+            let legacy: LegacyTokenCacheItem
+            do {
+                legacy = try LegacyTokenCacheItem(archive: item.data)
+            } catch {
+                return .unreadable(error.attaching(ItemReference(item)))
+            }
+            // ADAL 2.x and IdentityCore delete tombstoned entries when they meet them.
+            if legacy.isTombstone { return .tombstone }
+            var indexed = IndexedLegacyToken(legacy, identity: identity)
+            indexed.sequence = sequence
+            return .legacyToken(indexed)
         case .other:
             return .other
         }

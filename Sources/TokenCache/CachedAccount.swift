@@ -3,8 +3,19 @@ import TokenCacheSchema
 
 /// One account as an app sees it: a home account with its tenant profiles (one per tenant it has
 /// signed in to), merged from the account records of every tenant.
+///
+/// Accounts known only from legacy ADAL entries are listed too (``source`` ``Source/legacyADAL``),
+/// built from their ID token as MSAL builds them.
 public struct CachedAccount: Sendable, Hashable {
-    /// `uid.utid`, lower-cased.
+    /// Where the account comes from.
+    public enum Source: Sendable, Hashable {
+        /// Unified account records.
+        case unified
+        /// Legacy ADAL token entries only (ADAL 1.x/2.x never wrote account records).
+        case legacyADAL
+    }
+
+    /// `uid.utid`, lower-cased; empty for a legacy ADAL account whose entries do not carry it.
     public let homeAccountId: String
     /// The environment of the records, the preferred cache host first.
     public let environment: String
@@ -13,6 +24,7 @@ public struct CachedAccount: Sendable, Hashable {
     /// The display name, chosen like ``username``.
     public let name: String?
     public let tenantProfiles: [TenantProfile]
+    public let source: Source
 
     /// The account in one tenant.
     public struct TenantProfile: Sendable, Hashable {
@@ -24,7 +36,7 @@ public struct CachedAccount: Sendable, Hashable {
         public let isHomeTenant: Bool
         /// The claims of the tenant's ID token, when one is cached for the app (or any app).
         public let idTokenClaims: JSONObject?
-        /// The stored account record.
+        /// The stored account record (for a legacy ADAL account, one built from its ID token).
         public let account: Account
         /// Where the record is stored.
         public let identity: ItemIdentity

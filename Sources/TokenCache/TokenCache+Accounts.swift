@@ -10,17 +10,30 @@ extension TokenCache {
     ///     `signed_in` in the app's account metadata; an account marked `signed_out` is hidden even
     ///     if family tokens remain. ID-token claims come from this app's ID tokens first.
     ///   - environment: when given, only records under an alias of it.
+    ///
+    /// Accounts known only from legacy ADAL entries with a refresh token follow, unless a unified
+    /// account already stands for them (same home account id, or same username when the entry has
+    /// none) or the app signed them out; with `clientId`, only entries of that app or its family count.
     public func accounts(clientId: String? = nil, environment: String? = nil) throws -> [CachedAccount] {
         let index = try currentIndex()
         var seen = Set<String>()
-        return index.homeAccountOrder.filter { seen.insert($0).inserted }.compactMap { cachedAccount(homeAccountId: $0, clientId: clientId, environment: environment, index: index) }
+        let unified = index.homeAccountOrder.filter { seen.insert($0).inserted }.compactMap {
+            cachedAccount(homeAccountId: $0, clientId: clientId, environment: environment, index: index)
+        }
+        return unified + legacyAccounts(clientId: clientId, environment: environment, excluding: unified, index: index)
     }
 
     /// The account with this home account id (`uid.utid`, any case), if it is in the cache (and,
     /// with `clientId`, signed in to that app).
     public func account(identifier: String, clientId: String? = nil, environment: String? = nil) throws -> CachedAccount? {
         let index = try currentIndex()
-        return cachedAccount(homeAccountId: norm(identifier), clientId: clientId, environment: environment, index: index)
+        let home = norm(identifier)
+        if let account = cachedAccount(homeAccountId: home, clientId: clientId, environment: environment, index: index) {
+            return account
+        }
+        guard !home.isEmpty else { return nil }
+        return legacyAccounts(clientId: clientId, environment: environment, excluding: [], index: index)
+            .first { $0.homeAccountId == home }
     }
 
     /// The first account whose username equals `username` ignoring case and surrounding spaces.
@@ -31,7 +44,68 @@ extension TokenCache {
                 return account
             }
         }
-        return nil
+        let user = norm(username)
+        return legacyAccounts(clientId: clientId, environment: environment, excluding: [], index: index, users: [user])
+            .first { norm($0.username ?? "") == user }
+    }
+
+    /// Accounts built from legacy ADAL refresh-token entries (MSAL's legacy accessor), without those
+    /// a unified account in `excluding` already stands for.
+    private func legacyAccounts(
+        clientId: String?, environment: String?, excluding unified: [CachedAccount], index: CacheIndex, users: [String]? = nil
+    ) -> [CachedAccount] {
+        let aliases = environment.map { Set(configuration.clouds.aliases(for: $0)) }
+        let familyId = clientId.map { familyIdForSignIn(clientId: $0, index: index) }
+        let knownHomes = Set(unified.map(\.homeAccountId))
+        let knownUsers = Set(unified.compactMap { $0.username.map { norm($0) } })
+        var result: [CachedAccount] = []
+        let candidates = (users ?? Array(index.legacyTokensByUser.keys))
+            .compactMap { index.legacyTokensByUser[$0] }
+            .sorted { $0[0].sequence < $1[0].sequence }
+        for tokens in candidates {
+            // ObjC compares the client and family ids of legacy entries exactly (isEqualToString:).
+            guard let token = tokens.first(where: { token in
+                token.hasRefreshToken && (aliases?.contains(token.environment) ?? true)
+                    && (clientId == nil || token.item.clientId == clientId
+                        || (!(familyId ?? "").isEmpty && token.item.effectiveFamilyId == familyId))
+            }) else { continue }
+            let home = token.homeAccountId
+            if !home.isEmpty {
+                if knownHomes.contains(home) { continue }
+                if let clientId, index.accountMetadata[clientId]?.metadata.accounts[home]?.signInState == .signedOut { continue }
+            } else {
+                if knownUsers.contains(token.userId) { continue }
+                // An entry without a home account id is hidden when its user's unified account is
+                // signed out of this app.
+                if let clientId, index.accountsByUsername[token.userId]?.contains(where: {
+                    index.accountMetadata[clientId]?.metadata.accounts[$0.homeAccountId]?.signInState == .signedOut
+                }) == true { continue }
+            }
+            let claims = token.claims
+            let realm = norm(claims?["tid"]?.stringValue ?? token.authorityTenant)
+            let account = Account(
+                authorityType: .aad,
+                homeAccountId: home.isEmpty ? nil : home,
+                environment: token.environment,
+                realm: realm,
+                localAccountId: claims?["oid"]?.stringValue,
+                username: token.userId.isEmpty ? nil : token.userId,
+                givenName: claims?["given_name"]?.stringValue,
+                familyName: claims?["family_name"]?.stringValue,
+                name: claims?["name"]?.stringValue)
+            let homeTenant = home.split(separator: ".").last.map(String.init)
+            result.append(CachedAccount(
+                homeAccountId: home,
+                environment: token.environment,
+                username: account.username,
+                name: account.name,
+                tenantProfiles: [CachedAccount.TenantProfile(
+                    realm: realm, localAccountId: account.localAccountId,
+                    isHomeTenant: homeTenant.map { $0 == realm } ?? true,
+                    idTokenClaims: claims, account: account, identity: token.identity)],
+                source: .legacyADAL))
+        }
+        return result
     }
 
     private func cachedAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
@@ -69,7 +143,8 @@ extension TokenCache {
             environment: primary.environment,
             username: primary.account.username ?? records.lazy.compactMap(\.account.username).first,
             name: primary.account.name ?? records.lazy.compactMap(\.account.name).first,
-            tenantProfiles: profiles)
+            tenantProfiles: profiles,
+            source: .unified)
     }
 
     private func isSignedIn(homeAccountId: String, clientId: String, aliases: [String]?, index: CacheIndex) -> Bool {
@@ -78,17 +153,19 @@ extension TokenCache {
             if state == .signedIn { return true }
         }
         let client = norm(clientId)
-        // The app metadata's family when an entry exists (none, when it names none), else "1" — the
-        // same choice as familyRefreshToken(homeAccountId:clientId:environment:).
-        let familyId: String
-        if let metadata = index.appMetadata[client]?.first?.metadata {
-            familyId = norm(metadata.familyId ?? "")
-        } else {
-            familyId = "1"
-        }
+        let familyId = familyIdForSignIn(clientId: clientId, index: index)
         return (index.refreshTokens[homeAccountId] ?? []).contains { token in
             if let aliases, !aliases.contains(token.environment) { return false }
             return token.clientId == client || (!familyId.isEmpty && token.familyId == familyId)
         }
+    }
+
+    /// The app metadata's family when an entry exists (none, when it names none), else "1" — the
+    /// same choice as familyRefreshToken(homeAccountId:clientId:environment:).
+    private func familyIdForSignIn(clientId: String, index: CacheIndex) -> String {
+        if let metadata = index.appMetadata[norm(clientId)]?.first?.metadata {
+            return norm(metadata.familyId ?? "")
+        }
+        return "1"
     }
 }

@@ -88,7 +88,42 @@ extension TokenCache {
                 }
             }
         }
+        return legacyRefreshToken(query, in: index)
+    }
+
+    /// The refresh token of a legacy ADAL entry, as MSAL falls back to them: a multi-resource
+    /// (resource-less) entry of the app, or with a family id the `foci-<id>` entry, of the user.
+    private func legacyRefreshToken(_ query: RefreshTokenQuery, in index: CacheIndex) -> StoredCredential? {
+        let aliases = query.environment.map { Set(configuration.clouds.aliases(for: $0)) }
+        let clientId = query.familyId.map { LegacyCacheKey.familyClientIdPrefix + norm($0) } ?? norm(query.clientId)
+        for user in legacyUserIds(for: query.subject, in: index) {
+            let match = (index.legacyTokensByUser[user] ?? []).first { token in
+                token.hasRefreshToken && token.item.resource == nil
+                    && norm(token.item.clientId) == clientId
+                    && (aliases?.contains(token.environment) ?? true)
+            }
+            if let match { return StoredCredential(refreshTokenOf: match) }
+        }
         return nil
+    }
+
+    /// The legacy user ids a subject stands for: the username itself, or the usernames of the home
+    /// account's records and of legacy entries that carry the home account id.
+    func legacyUserIds(for subject: RefreshTokenQuery.Subject, in index: CacheIndex) -> [String] {
+        switch subject {
+        case .username(let username):
+            return [norm(username)]
+        case .homeAccountId(let id):
+            let home = norm(id)
+            var users: [String] = []
+            for account in index.accounts(homeAccountId: home) {
+                if let username = account.username, !users.contains(username) { users.append(username) }
+            }
+            for (user, tokens) in index.legacyTokensByUser where !users.contains(user) && tokens.contains(where: { $0.homeAccountId == home }) {
+                users.append(user)
+            }
+            return users
+        }
     }
 
     /// The family refresh token an app in a family can use for `homeAccountId`.

@@ -18,6 +18,7 @@ extension TokenCache {
     /// - deletes the account's credentials whose `client_id` is this app's — its access, ID and
     ///   refresh tokens and the family copies *it* wrote; other apps' family tokens stay, so they
     ///   keep single sign-on;
+    /// - deletes the app's legacy ADAL entries for the account's user (client id compared exactly);
     /// - keeps the account records;
     /// - marks the account `signed_out` in the app's account metadata, which hides it from
     ///   ``accounts(clientId:environment:)`` for this app even though family tokens remain;
@@ -27,8 +28,8 @@ extension TokenCache {
         try remove(homeAccountId: homeAccountId, clientId: clientId, wipe: false)
     }
 
-    /// Removes every trace of an account for all apps: every credential of any client and every
-    /// account record of that home account, in every environment. With `clientId`, the account is
+    /// Removes every trace of an account for all apps: every credential of any client, every
+    /// account record of that home account in every environment, and every legacy ADAL entry of its user. With `clientId`, the account is
     /// also marked `signed_out` in that app's account metadata.
     @discardableResult
     public func wipeAccount(homeAccountId: String, clientId: String? = nil) throws -> RemovalResult {
@@ -42,6 +43,12 @@ extension TokenCache {
         let credentials = (index.credentialsByHomeAccount[home] ?? []).filter { wipe || $0.clientId == client }
         var deleted = credentials.map(\.identity)
         if wipe { deleted += index.accounts(homeAccountId: home).map(\.identity) }
+        // Legacy ADAL entries of the account's users: the app's own (client id compared exactly, as
+        // ObjC does), or with a wipe all of them.
+        let legacy = legacyUserIds(for: .homeAccountId(home), in: index)
+            .flatMap { index.legacyTokensByUser[$0] ?? [] }
+            .filter { wipe || $0.item.clientId == clientId }
+        deleted += legacy.map(\.identity)
         var operations: [StoreOperation] = deleted.map { .delete($0.query) }
 
         var markedSignedOut = false
@@ -51,7 +58,7 @@ extension TokenCache {
             operations.append(.save(try metadata.storeItem(accessGroup: writeAccessGroup)))
             markedSignedOut = true
         }
-        let removesRefreshToken = credentials.contains {
+        let removesRefreshToken = legacy.contains(where: \.hasRefreshToken) || credentials.contains {
             [.refreshToken, .familyRefreshToken, .boundRefreshToken].contains($0.credential.credentialType)
         }
         if removesRefreshToken {

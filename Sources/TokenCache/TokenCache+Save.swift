@@ -1,4 +1,5 @@
 import CacheStore
+import KeyedArchive
 import Foundation
 import TokenCacheSchema
 
@@ -163,6 +164,13 @@ extension TokenCache {
             save(try account.storeItem(accessGroup: writeAccessGroup))
         }
 
+        if configuration.writesLegacyADALItems {
+            for item in legacyItems(response, request: request, clientId: clientId, homeAccountId: homeAccountId,
+                                    environment: environment, familyId: familyId, username: claims?.username, now: now) {
+                save(item)
+            }
+        }
+
         let appMetadata = AppMetadata(clientId: clientId, environment: environment, familyId: familyId ?? "")
         save(try appMetadata.storeItem(accessGroup: writeAccessGroup))
 
@@ -190,5 +198,40 @@ extension TokenCache {
         var object = old.account.jsonObject
         for (name, value) in account.jsonObject { object[name] = value }
         return (try? Account(jsonObject: object)) ?? account
+    }
+
+    /// The legacy entries ADAL ≥ 2.7 writes for a response, keyed by the request authority's tenant
+    /// under the preferred cache host, for the user's displayable id.
+    private func legacyItems(
+        _ response: TokenResponse, request: TokenRequest, clientId: String, homeAccountId: String,
+        environment: String, familyId: String?, username: String?, now: Int64
+    ) -> [StoreItem] {
+        let authority = "https://\(environment)/\(request.authority.tenant)"
+        let cachedAt = Date(timeIntervalSince1970: TimeInterval(now))
+        var items: [LegacyTokenCacheItem] = []
+        if let refreshToken = response.refreshToken {
+            let multiResource = LegacyTokenCacheItem(
+                authority: authority, resource: nil, clientId: clientId, refreshToken: refreshToken,
+                familyId: familyId, rawIdToken: response.idToken, cachedAt: cachedAt, homeAccountId: homeAccountId)
+            items.append(multiResource)
+            if let familyId {
+                var family = multiResource
+                family.clientId = LegacyCacheKey.familyClientIdPrefix + familyId
+                items.append(family)
+            }
+        }
+        if let resource = request.resource, let accessToken = response.accessToken, let expiresIn = response.expiresIn {
+            var additional: [(String, ArchivedValue)] = []
+            if let extended = response.extendedExpiresIn, extended > 0 {
+                additional.append(("extended_expires_on", .date(Date(timeIntervalSince1970: TimeInterval(now + extended)))))
+            }
+            items.append(LegacyTokenCacheItem(
+                authority: authority, resource: resource, clientId: clientId, accessToken: accessToken,
+                accessTokenType: response.tokenType ?? "Bearer",
+                expiresOn: Date(timeIntervalSince1970: TimeInterval(now + expiresIn)),
+                familyId: familyId, rawIdToken: response.idToken, cachedAt: cachedAt, homeAccountId: homeAccountId,
+                additionalServer: .dictionary(additional)))
+        }
+        return items.map { $0.storeItem(accessGroup: writeAccessGroup, userId: username) }
     }
 }

@@ -28,6 +28,11 @@ public final class TokenCache: Sendable {
         /// Save family tokens as one `FamilyRefreshToken` (2008) item instead of a family-keyed
         /// refresh token plus the app's own (MSAL's newer single-FRT model). Off by default, as in MSAL.
         public var useSingleFamilyRefreshToken: Bool
+        /// Also write legacy ADAL entries on save, as ADAL ≥ 2.7 does, so apps still on ADAL get single
+        /// sign-on: a multi-resource refresh token, a family refresh token (`foci-<id>`) for family
+        /// members, and an access token when the request names a v1 resource. Off by default, as
+        /// MSAL never writes legacy entries.
+        public var writesLegacyADALItems: Bool
         /// Written into the wipe record as the app that removed tokens.
         public var applicationName: String
         /// The time source; tests may fix it.
@@ -38,6 +43,7 @@ public final class TokenCache: Sendable {
             expirationBuffer: Int64 = 300,
             clouds: CloudAliases = .known,
             useSingleFamilyRefreshToken: Bool = false,
+            writesLegacyADALItems: Bool = false,
             applicationName: String = ProcessInfo.processInfo.processName,
             clock: @escaping @Sendable () -> Date = Date.init
         ) {
@@ -45,6 +51,7 @@ public final class TokenCache: Sendable {
             self.expirationBuffer = expirationBuffer
             self.clouds = clouds
             self.useSingleFamilyRefreshToken = useSingleFamilyRefreshToken
+            self.writesLegacyADALItems = writesLegacyADALItems
             self.applicationName = applicationName
             self.clock = clock
         }

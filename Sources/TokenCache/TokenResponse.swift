@@ -114,6 +114,9 @@ public struct TokenRequest: Sendable, Hashable {
     public var keyId: String?
     /// The optional application identifier (bundle id) part of MSAL ObjC keys.
     public var applicationIdentifier: String?
+    /// The v1 resource the access token is for, when the request named one. Only used for the
+    /// legacy ADAL access-token entry written with ``TokenCache/Configuration/writesLegacyADALItems``.
+    public var resource: String?
 
     public init(
         authority: Authority,
@@ -121,7 +124,8 @@ public struct TokenRequest: Sendable, Hashable {
         scopes: [String],
         requestedClaims: String? = nil,
         keyId: String? = nil,
-        applicationIdentifier: String? = nil
+        applicationIdentifier: String? = nil,
+        resource: String? = nil
     ) {
         self.authority = authority
         self.clientId = clientId
@@ -129,5 +133,6 @@ public struct TokenRequest: Sendable, Hashable {
         self.requestedClaims = requestedClaims
         self.keyId = keyId
         self.applicationIdentifier = applicationIdentifier
+        self.resource = resource
     }
 }

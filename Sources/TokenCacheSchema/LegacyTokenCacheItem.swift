@@ -151,9 +151,10 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
             applicationIdentifier: applicationIdentifier)
     }
 
-    /// The item to save in `accessGroup`.
-    public func storeItem(accessGroup: String) -> StoreItem {
-        let key = key()
+    /// The item to save in `accessGroup`, keyed for `userId` (by default the entry's own ``userId``;
+    /// IdentityCore passes the account's displayable id, e.g. a v2 token's `preferred_username`).
+    public func storeItem(accessGroup: String, userId: String? = nil) -> StoreItem {
+        let key = key(userId: userId)
         return StoreItem(
             accessGroup: accessGroup, account: key.account, service: key.service,
             generic: LegacyCacheKey.generic, type: nil, data: archiveData)

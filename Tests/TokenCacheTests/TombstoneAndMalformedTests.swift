@@ -83,10 +83,26 @@ import Testing
         try fixture.save()
         try fixture.put(StoreItem(
             accessGroup: IDs.group, account: "com.microsoft.identity.throttling.metadata", service: "Ver1", data: Data("{}".utf8)))
-        try fixture.put(StoreItem(
-            accessGroup: IDs.group, account: "dXNlckBjb250b3NvLmNvbQ", service: "MSOpenTech.ADAL.1|x|y|z",
-            generic: Data("MSOpenTech.ADAL.1".utf8), data: Data([0x62, 0x70, 0x6c, 0x69])))
         #expect(try fixture.cache.unreadableItems().isEmpty)
         #expect(try fixture.accessToken() != nil)
+    }
+
+    /// ADAL's own test puts 1,024 random bytes under the legacy generic: MSAL skips such an entry.
+    /// The engine skips it too, and reports it (it claims to be an ADAL token but is not one).
+    @Test func garbageLegacyEntriesAreSkippedAndReported() throws {
+        try fixture.save()
+        try fixture.put(StoreItem(
+            accessGroup: IDs.group, account: "dXNlckBjb250b3NvLmNvbQ", service: "I'm a service!",
+            generic: Data("MSOpenTech.ADAL.1".utf8), data: Data([0x62, 0x70, 0x6c, 0x69])))
+        #expect(try fixture.accessToken() != nil)
+        #expect(try fixture.cache.refreshToken(RefreshTokenQuery(subject: .username("user@contoso.com"), clientId: IDs.appA)) == nil)
+        let unreadable = try fixture.cache.unreadableItems()
+        #expect(unreadable.count == 1)
+        guard case .malformedArchive(_, let item)? = unreadable.first else {
+            Issue.record("expected a malformed archive, got \(unreadable)")
+            return
+        }
+        #expect(item?.service == "I'm a service!")
+        #expect(item?.type == nil)
     }
 }
