@@ -37,6 +37,13 @@ extension TokenCache {
     }
 
     private func remove(homeAccountId: String, clientId: String?, wipe: Bool) throws -> RemovalResult {
+        // Planned on a copy of the index that is gone before the commit (see save).
+        let (operations, result) = try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe)
+        try commit(operations)
+        return result
+    }
+
+    private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool) throws -> ([StoreOperation], RemovalResult) {
         let index = try currentIndex()
         let home = norm(homeAccountId)
         let client = clientId.map(norm)
@@ -65,7 +72,6 @@ extension TokenCache {
             operations.append(.save(WipeRecord(application: configuration.applicationName, time: configuration.clock())
                 .storeItem(accessGroup: writeAccessGroup)))
         }
-        try commit(operations)
-        return RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken)
+        return (operations, RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken))
     }
 }

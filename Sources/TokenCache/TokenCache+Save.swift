@@ -37,6 +37,14 @@ extension TokenCache {
     ///   when the batch cannot be written (then nothing was written).
     @discardableResult
     public func save(_ response: TokenResponse, for request: TokenRequest) throws -> SavedTokens {
+        // The plan is made on a copy of the index that is gone before the commit, so the commit can
+        // patch the engine's index in place instead of copying it.
+        let (operations, result) = try plan(response, for: request)
+        try commit(operations)
+        return result
+    }
+
+    private func plan(_ response: TokenResponse, for request: TokenRequest) throws -> ([StoreOperation], SavedTokens) {
         let clientId = request.clientId.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !clientId.isEmpty else { throw TokenCacheError.invalidRequest("the client id is empty") }
 
@@ -180,10 +188,9 @@ extension TokenCache {
             save(try metadata.storeItem(accessGroup: writeAccessGroup))
         }
 
-        try commit(operations)
-        return SavedTokens(
+        return (operations, SavedTokens(
             homeAccountId: homeAccountId, environment: environment, realm: realm,
-            saved: saved, replacedAccessTokens: replaced)
+            saved: saved, replacedAccessTokens: replaced))
     }
 
     /// `account` overlaid on the stored record with the same key, as MSAL merges: every field of the
