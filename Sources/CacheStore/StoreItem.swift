@@ -78,10 +78,11 @@ public struct ItemIdentity: Sendable, Hashable {
     }
 
     public func hash(into hasher: inout Hasher) {
-        // Separators keep ("ab", "c") and ("a", "bc") apart.
+        // Lengths keep ("ab", "c") and ("a", "bc") apart.
         for part in [accessGroup, account, service] {
-            for byte in part.utf8 { hasher.combine(byte) }
-            hasher.combine(0xFF as UInt16)
+            var part = part
+            part.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hasher.combine(part.utf8.count)
         }
         hasher.combine(type)
     }

@@ -172,7 +172,28 @@ struct CacheIndex: Sendable {
 
     init(items: [StoreItem]) {
         entries.reserveCapacity(items.count)
-        for item in items { insert(item) }
+        // Decoding (JSON, keyed archives, ID-token claims) is most of the cost of opening a cache and
+        // each item decodes on its own, so it is spread over the cores; the index is then built in order.
+        let decoded = Self.decodeConcurrently(items)
+        for (item, entry) in zip(items, decoded) { insert(item, decoded: entry) }
+    }
+
+    private static func decodeConcurrently(_ items: [StoreItem]) -> [Entry] {
+        let chunk = 256
+        guard items.count > chunk else {
+            return items.enumerated().map { entry(for: $1, identity: $1.identity, sequence: $0) }
+        }
+        var results = [Entry](repeating: .other, count: items.count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let output = buffer
+            DispatchQueue.concurrentPerform(iterations: (items.count + chunk - 1) / chunk) { part in
+                // Each iteration writes its own disjoint range of the buffer.
+                for index in (part * chunk)..<min(items.count, (part + 1) * chunk) {
+                    output[index] = entry(for: items[index], identity: items[index].identity, sequence: index)
+                }
+            }
+        }
+        return results
     }
 
     /// The stored accounts of one home account.
@@ -204,6 +225,12 @@ struct CacheIndex: Sendable {
     /// Adds `item`, replacing what the same identity held. A replaced item keeps its position, as
     /// in the store.
     mutating func insert(_ item: StoreItem) {
+        insert(item, decoded: nil)
+    }
+
+    /// Adds `item` with its entry when already decoded (in store order, so the entry's sequence is
+    /// the position it was decoded for).
+    private mutating func insert(_ item: StoreItem, decoded: Entry?) {
         let identity = item.identity
         let sequence: Int
         if let existing = entries[identity] {
@@ -216,7 +243,7 @@ struct CacheIndex: Sendable {
         // The payload is not kept: entries hold attributes for query matching only.
         var attributes = item
         attributes.data = Data()
-        let entry = Self.entry(for: item, identity: identity, sequence: sequence)
+        let entry = decoded ?? Self.entry(for: item, identity: identity, sequence: sequence)
         entries[identity] = (attributes, sequence, entry)
         func place<Key: Hashable, Value: Sequenced>(_ value: Value, in map: inout [Key: [Value]], at key: Key) {
             let position = map[key]?.lastIndex { $0.sequence < value.sequence }.map { $0 + 1 } ?? 0

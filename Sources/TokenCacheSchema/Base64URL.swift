@@ -20,13 +20,37 @@ public enum Base64URL {
 
     /// Decodes base64url (padded or not); `nil` when the text is not valid base64url.
     public static func decode(_ text: String) -> Data? {
-        var body = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        // Input that already carries padding is accepted: strip it and pad again below.
-        while body.hasSuffix("=") { body.removeLast() }
-        guard body.utf8.count % 4 != 1 else { return nil }
-        var standard = String(body.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-        standard += String(repeating: "=", count: (4 - standard.utf8.count % 4) % 4)
-        return Data(base64Encoded: standard)
+        var input = Array(text.utf8)[...]
+        let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+        while let first = input.first, isSpace(first) { input = input.dropFirst() }
+        while let last = input.last, isSpace(last) { input = input.dropLast() }
+        // Input that already carries padding is accepted: it is stripped before decoding.
+        while input.last == UInt8(ascii: "=") { input = input.dropLast() }
+        guard input.count % 4 != 1 else { return nil }
+        var output = [UInt8]()
+        output.reserveCapacity(input.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in input {
+            let value: UInt8
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
+            case UInt8(ascii: "-"), UInt8(ascii: "+"): value = 62
+            case UInt8(ascii: "_"), UInt8(ascii: "/"): value = 63
+            default: return nil
+            }
+            accumulator = accumulator << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // Leftover bits must be zero, as Foundation's strict decoder requires.
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return Data(output)
     }
 
     /// Decodes base64url to a UTF-8 string, dropping one trailing NUL byte if present

@@ -9,7 +9,17 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public typealias Element = (key: String, value: JSONValue)
 
     private var members: [Element] = []
-    private var index: [String: Int] = [:]
+    /// Positions by key, kept only for large objects: small ones (every cache entry) are searched
+    /// linearly, which is faster than hashing their keys and makes removal cheap.
+    private var index: [String: Int]?
+
+    /// Objects with more members than this keep an index.
+    private static let indexThreshold = 16
+
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return members.firstIndex { $0.key == key }
+    }
 
     /// An empty object.
     public init() {}
@@ -35,18 +45,24 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The value for `key`; assigning `nil` removes the member.
     public subscript(key: String) -> JSONValue? {
-        get { index[key].map { members[$0].value } }
+        get { position(of: key).map { members[$0].value } }
         set {
             if let newValue {
-                if let position = index[key] {
+                if let position = position(of: key) {
                     members[position].value = newValue
                 } else {
-                    index[key] = members.count
+                    index?[key] = members.count
                     members.append((key, newValue))
+                    if index == nil && members.count > Self.indexThreshold {
+                        index = Dictionary(members.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+                    }
                 }
-            } else if let position = index.removeValue(forKey: key) {
+            } else if let position = position(of: key) {
                 members.remove(at: position)
-                for i in position..<members.count { index[members[i].key] = i }
+                if index != nil {
+                    index![key] = nil
+                    for i in position..<members.count { index![members[i].key] = i }
+                }
             }
         }
     }

@@ -37,3 +37,16 @@ import Testing
         #expect(Base64URL.decodeString(encoded) == "abc")
     }
 }
+
+@Suite struct NormalizationFastPathTests {
+    /// The ASCII fast path must agree with Foundation's trim-and-lowercase on every input.
+    @Test func fastPathAgreesWithFoundation() {
+        let alphabet = Array(" \t\n\r\u{0B}\u{0C}aZz09-._@AB") + ["é", "İ", "\u{A0}", "ß"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            let length = Int.random(in: 0...8, using: &generator)
+            let text = String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+            #expect(norm(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), "\(Array(text.unicodeScalars))")
+        }
+    }
+}

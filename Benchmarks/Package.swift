@@ -1,0 +1,33 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+import struct Foundation.URL
+
+// The benchmarks live in a package of their own, so that linking tokencache never pulls in the
+// benchmark harness. The parent package is a path dependency, whose identity is its folder name.
+let parent = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let tokencache = parent.lastPathComponent
+
+let package = Package(
+    name: "tokencache-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "TokenCacheBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "CacheStore", package: tokencache),
+                .product(name: "CacheStoreSQLite", package: tokencache),
+                .product(name: "TokenCache", package: tokencache),
+                .product(name: "TokenCacheSchema", package: tokencache),
+            ],
+            path: "Benchmarks/TokenCacheBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
