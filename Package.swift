@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "CacheStoreLocation", targets: ["CacheStoreLocation"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
+        .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
     ],
     dependencies: [
@@ -46,6 +47,17 @@ let package = Package(
         // The engine: save token responses, look up tokens and accounts, remove accounts.
         .target(name: "TokenCache", dependencies: ["CacheStore", "TokenCacheSchema"]),
 
+        // Files in and out of the store: MSAL unified JSON (import and export), the MSAL.NET 2.x
+        // dictionary (import), keychain items; the payload view of `dump`.
+        .target(
+            name: "TokenCacheInterchange",
+            dependencies: [
+                "CacheStore",
+                "TokenCacheSchema",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         .executableTarget(
             name: "tokencache",
             dependencies: [
@@ -53,6 +65,7 @@ let package = Package(
                 "CacheStoreLocation",
                 "CacheStoreSQLite",
                 "TokenCache",
+                "TokenCacheInterchange",
                 "TokenCacheSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -80,8 +93,12 @@ let package = Package(
             dependencies: ["TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(
+            name: "TokenCacheInterchangeTests",
+            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport"]
+        ),
+        .testTarget(
             name: "tokencacheTests",
-            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite"]
+            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TokenCacheInterchange"]
         ),
     ],
     swiftLanguageModes: [.v6]
