@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
+        .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
     ],
     dependencies: [
@@ -52,6 +53,17 @@ let package = Package(
         // The engine: save token responses, look up tokens and accounts, remove accounts.
         .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheSchema"]),
 
+        // Files in and out of the store: MSAL unified JSON (import and export), the MSAL.NET 2.x
+        // dictionary (import), keychain items; the payload view of `dump`.
+        .target(
+            name: "TokenCacheInterchange",
+            dependencies: [
+                "CacheStore",
+                "TokenCacheSchema",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         .executableTarget(
             name: "tokencache",
             dependencies: [
@@ -59,6 +71,7 @@ let package = Package(
                 "CacheStoreLocation",
                 "CacheStoreSQLite",
                 "TokenCache",
+                "TokenCacheInterchange",
                 "TokenCacheSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -87,8 +100,12 @@ let package = Package(
             dependencies: ["TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(
+            name: "TokenCacheInterchangeTests",
+            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport"]
+        ),
+        .testTarget(
             name: "tokencacheTests",
-            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite"]
+            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TokenCacheInterchange"]
         ),
     ],
     swiftLanguageModes: [.v6]

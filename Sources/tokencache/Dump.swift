@@ -1,26 +1,34 @@
 import ArgumentParser
 import CacheStore
 import Foundation
+import TokenCacheInterchange
+import TokenCacheSchema
 
 struct Dump: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print every item of the store's access groups.",
-        discussion: "Payloads are hidden (only their size is shown) unless --reveal-secrets is given.")
+        abstract: "Print every item of the store's access groups: attributes and decoded payload.",
+        discussion: """
+            Secrets in payloads (the 'secret' member and other token members) are replaced by a marker \
+            such as "<redacted: 812 chars>", and payloads that are not JSON by their size, unless \
+            --reveal-secrets is given. --json prints an array of {access_group, account, service, \
+            generic, type, created, modified, payload}; `export --format keychain-items` is the \
+            lossless form for moving items between stores.
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Flag(help: "Print the items as a JSON array (the keychain-items format).")
+    @Flag(help: "Print the items as a JSON array, each with its decoded payload.")
     var json = false
 
-    @Flag(help: "Include each item's payload, which contains tokens. Handle the output as a secret.")
+    @Flag(help: "Show secrets in payloads. Handle the output as a secret.")
     var revealSecrets = false
 
     func run() throws {
         let store = try storeOptions.open()
         let items = try exitOnFailure { try store.allItems() }
         if json {
-            let options = KeychainItemsFormat.EncodeOptions(includeData: revealSecrets, includeDates: true)
-            printOutput(KeychainItemsFormat.encode(items, options: options))
+            let objects = items.map { JSONValue.object(PayloadView.object(for: $0, revealSecrets: revealSecrets)) }
+            printOutput(Data(PayloadView.prettyPrinted(.array(objects)).utf8))
             return
         }
         var text = ""
@@ -30,10 +38,14 @@ struct Dump: ParsableCommand {
             text += "  service: \(item.service)\n"
             text += "  generic: \(Self.describe(item.generic))\n"
             text += "  type:    \(item.type.map(String.init) ?? "(none)")\n"
-            if revealSecrets {
-                text += "  data:    \(String(data: item.data, encoding: .utf8) ?? item.data.base64EncodedString())\n"
+            let view = PayloadView.object(for: item, revealSecrets: revealSecrets)
+            if let payload = view["payload"] {
+                let pretty = PayloadView.prettyPrinted(payload).dropLast().replacingOccurrences(of: "\n", with: "\n    ")
+                text += "  payload: \(pretty)\n"
+            } else if revealSecrets {
+                text += "  data:    \(item.data.base64EncodedString()) (\(item.data.count) bytes, not JSON; Base64)\n"
             } else {
-                text += "  data:    \(item.data.count) bytes (hidden; --reveal-secrets shows them)\n"
+                text += "  data:    \(item.data.count) bytes, not JSON (hidden; --reveal-secrets shows them)\n"
             }
         }
         text += "\(items.count) item\(items.count == 1 ? "" : "s")\n"

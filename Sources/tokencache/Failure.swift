@@ -3,6 +3,7 @@ import CacheStore
 import CacheStoreSQLite
 import Foundation
 import TokenCache
+import TokenCacheInterchange
 import TokenCacheSchema
 
 /// The exit statuses the CLI documents (sysexits where one fits).
@@ -41,6 +42,8 @@ func status(for error: any Error) -> Int32 {
         }
     case is KeychainItemsFormatError, is SchemaError:
         return Status.dataError
+    case let error as InterchangeError:
+        return error.isDataError ? Status.dataError : Status.ioError
     case let error as TokenCacheError:
         switch error {
         case .invalidRequest: return Status.usage

@@ -54,12 +54,18 @@ struct StoreCommandTests {
 
         let revealed = try cli.run("dump", "--json", "--reveal-secrets", "--store", "sqlite:\(path)",
                                    "--access-group", "com.microsoft.adalcache", "--access-group", "other")
-        let items = try KeychainItemsFormat.decode(Data(revealed.output.utf8), source: "dump output")
+        let shown = try #require(try JSONSerialization.jsonObject(with: Data(revealed.output.utf8)) as? [[String: Any]])
+        #expect((shown[0]["payload"] as? [String: Any])?["secret"] as? String == "SECRET-RT-VALUE")
+        #expect(shown[1]["data"] as? String == Data("OTHER-GROUP-DATA".utf8).base64EncodedString())
+        // The lossless form of the items is `export --format keychain-items`.
+        let exported = try cli.run("export", "--format", "keychain-items", "--store", "sqlite:\(path)",
+                                   "--access-group", "com.microsoft.adalcache", "--access-group", "other")
+        let items = try KeychainItemsFormat.decode(Data(exported.output.utf8), source: "export output")
         #expect(items.map(\.data) == [Data(#"{"secret":"SECRET-RT-VALUE"}"#.utf8), Data("OTHER-GROUP-DATA".utf8)])
 
         let viaEnvironment = try cli.run("dump", "--json", environment: [
             "TOKENCACHE_STORE": "sqlite:\(path)", "TOKENCACHE_ACCESS_GROUPS": "other"])
-        #expect(viaEnvironment.output.contains("\"account\" : \"x\""))
+        #expect(viaEnvironment.output.contains("\"account\": \"x\""))
     }
 
     @Test func memoryStoreNeedsNoFiles() throws {

@@ -1,0 +1,51 @@
+import Foundation
+import TokenCacheSchema
+
+/// A file format the store can import.
+///
+/// More cases follow as readers are added (the ADAL formats); code that switches over the cases
+/// should expect that.
+public enum ImportFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// The MSAL unified JSON cache (MSAL.NET 3+, MSAL Python, msal-node, MSAL Java, MSAL Go, ADAL.NET 5):
+    /// one object with the sections `AccessToken`, `RefreshToken`, `IdToken`, `Account`, `AppMetadata`.
+    case msalJSON = "msal-json"
+    /// The MSAL.NET 2.x "dictionary" form: an array of `{"Key": "access_tokens", "Value": ["<entry JSON>", …]}`.
+    case msalV2 = "msal-v2"
+    /// Raw store items, lossless: a JSON array of `{access_group, account, service, generic, type, data}`.
+    case keychainItems = "keychain-items"
+
+    public var description: String { rawValue }
+
+    /// Recognizes a format by content, or `nil` when the content is none of them.
+    ///
+    /// A JSON object is MSAL unified JSON; a JSON array whose elements have `Key` and `Value` is the
+    /// MSAL.NET 2.x dictionary; any other array (including an empty one) is keychain items.
+    public static func detect(_ data: Data) -> ImportFormat? {
+        guard let value = try? JSONValue.parse(data) else { return nil }
+        return detect(value)
+    }
+
+    static func detect(_ value: JSONValue) -> ImportFormat? {
+        switch value {
+        case .object:
+            return .msalJSON
+        case .array(let elements):
+            guard let first = elements.first?.objectValue else { return elements.isEmpty ? .keychainItems : nil }
+            if first["Key"] != nil || first["Value"] != nil { return .msalV2 }
+            if first["access_group"] != nil || first["service"] != nil { return .keychainItems }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
+
+/// A file format the store can export.
+public enum ExportFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// MSAL unified JSON in the form MSAL.NET writes; merges into an existing file.
+    case msalJSON = "msal-json"
+    /// Raw store items, lossless.
+    case keychainItems = "keychain-items"
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,97 @@
+import CacheStore
+import Foundation
+import TokenCacheSchema
+
+/// How `tokencache dump` shows an item: its attributes and its payload decoded, secrets hidden.
+public enum PayloadView {
+    /// Payload members that hold tokens, compared case-insensitively, at any depth.
+    public static let secretMembers: Set<String> = ["secret", "access_token", "refresh_token", "id_token", "accesstoken", "refreshtoken", "idtoken"]
+
+    /// The marker shown in place of a secret string: `<redacted: 812 chars>`.
+    public static func marker(for secret: String) -> String {
+        "<redacted: \(secret.count) chars>"
+    }
+
+    /// `value` with every string under a ``secretMembers`` member replaced by its ``marker(for:)``.
+    public static func redacted(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var copy = JSONObject()
+            for (key, member) in object {
+                if secretMembers.contains(key.lowercased()), case .string(let secret) = member {
+                    copy[key] = .string(marker(for: secret))
+                } else {
+                    copy[key] = redacted(member)
+                }
+            }
+            return .object(copy)
+        case .array(let elements):
+            return .array(elements.map(redacted))
+        default:
+            return value
+        }
+    }
+
+    /// The item as a JSON object: `access_group`, `account`, `service`, `generic` (a UTF-8 string,
+    /// `{"base64": …}` or `null`), `type`, `created`, `modified`, and `payload`, the decoded JSON
+    /// payload with secrets redacted unless `revealSecrets`. A payload that is not JSON (a legacy
+    /// keyed archive) is shown as `data`: Base64 when revealed, else a marker with its size.
+    public static func object(for item: StoreItem, revealSecrets: Bool) -> JSONObject {
+        var object: JSONObject = [
+            "access_group": .string(item.accessGroup),
+            "account": .string(item.account),
+            "service": .string(item.service),
+        ]
+        if let generic = item.generic {
+            if let text = String(data: generic, encoding: .utf8), Data(text.utf8) == generic {
+                object["generic"] = .string(text)
+            } else {
+                object["generic"] = ["base64": .string(generic.base64EncodedString())]
+            }
+        } else {
+            object["generic"] = .null
+        }
+        object["type"] = item.type.map { .number(JSONNumber(Int64($0))) } ?? .null
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        if let created = item.created { object["created"] = .string(created.formatted(style)) }
+        if let modified = item.modified { object["modified"] = .string(modified.formatted(style)) }
+        if let payload = try? JSONValue.parse(item.data, allowTrailingCommas: false) {
+            object["payload"] = revealSecrets ? payload : redacted(payload)
+        } else {
+            object["data"] = .string(revealSecrets ? item.data.base64EncodedString() : "<redacted: \(item.data.count) bytes>")
+        }
+        return object
+    }
+
+    /// Pretty-printed JSON: two-space indentation, members in their order, a newline at the end.
+    public static func prettyPrinted(_ value: JSONValue) -> String {
+        var out = ""
+        write(value, indent: 0, to: &out)
+        return out + "\n"
+    }
+
+    private static func write(_ value: JSONValue, indent: Int, to out: inout String) {
+        let pad = String(repeating: "  ", count: indent + 1)
+        let closing = String(repeating: "  ", count: indent)
+        switch value {
+        case .object(let object) where !object.isEmpty:
+            out += "{\n"
+            for (index, member) in object.enumerated() {
+                out += pad + JSONValue.string(member.key).serializedString() + ": "
+                write(member.value, indent: indent + 1, to: &out)
+                out += index == object.count - 1 ? "\n" : ",\n"
+            }
+            out += closing + "}"
+        case .array(let elements) where !elements.isEmpty:
+            out += "[\n"
+            for (index, element) in elements.enumerated() {
+                out += pad
+                write(element, indent: indent + 1, to: &out)
+                out += index == elements.count - 1 ? "\n" : ",\n"
+            }
+            out += closing + "]"
+        default:
+            out += value.serializedString()
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import CacheStore
+import Foundation
+import Testing
+import TokenCache
+import TokenCacheInterchange
+import TokenCacheSchema
+
+let group = "com.microsoft.adalcache"
+
+/// The shared fixtures folder, read in place: `<worktree>/../shared/fixtures`.
+func fixtureURL(_ relativePath: String, filePath: String = #filePath) -> URL {
+    URL(fileURLWithPath: filePath)
+        .deletingLastPathComponent()  // TokenCacheInterchangeTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // worktree root
+        .deletingLastPathComponent()  // its parent, which holds shared/
+        .appendingPathComponent("shared/fixtures")
+        .appendingPathComponent(relativePath)
+}
+
+func fixture(_ relativePath: String) throws -> Data {
+    try Data(contentsOf: fixtureURL(relativePath))
+}
+
+func newStore(_ groups: [String] = [group]) throws -> MemoryStore {
+    try MemoryStore(accessGroups: AccessGroups(groups))
+}
+
+/// Imports `data` into a new memory store.
+func imported(_ data: Data, source: String = "test", format: ImportFormat? = nil) throws -> (MemoryStore, ImportReport) {
+    let store = try newStore()
+    let report = try CacheInterchange(store: store).importData(data, source: source, format: format)
+    return (store, report)
+}
+
+func parseObject(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONObject {
+    try #require(try JSONValue.parse(data, allowTrailingCommas: false).objectValue, sourceLocation: sourceLocation)
+}
+
+/// The decoded payload of the store item with this account, service and type.
+func payload(in store: any ItemStore, account: String, service: String, type: UInt32) throws -> JSONObject? {
+    guard let item = try store.items(matching: ItemQuery(account: account, service: service, type: .code(type))).first else { return nil }
+    return try JSONValue.parse(item.data).objectValue
+}
+
+extension Data {
+    var utf8String: String { String(decoding: self, as: UTF8.self) }
+}
