@@ -61,6 +61,7 @@ public enum InterchangeError: Error, Sendable, Equatable, CustomStringConvertibl
         case .missingField(let field, _): "required field '\(field)' is missing or null"
         case .invalidField(let field, let reason, _): "field '\(field)' \(reason)"
         case .wrongItemType(let expected, _): "expected \(expected)"
+        case .malformedArchive(let archive, _): "not a readable ADAL archive: \(archive)"
         }
     }
 }

@@ -111,8 +111,8 @@ struct MSALPython {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [Self.root.appendingPathComponent("Tests/Interop/msal_python_interop.py").path] + arguments
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": scratch.url.path, "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"]
-        FileManager.default.createFile(atPath: scratch.path("out"), contents: nil)
-        FileManager.default.createFile(atPath: scratch.path("err"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path("out"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path("err"), contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: scratch.url.appendingPathComponent("out"))
         process.standardError = try FileHandle(forWritingTo: scratch.url.appendingPathComponent("err"))
         process.standardInput = FileHandle.nullDevice
