@@ -59,6 +59,7 @@ let package = Package(
             name: "TokenCacheInterchange",
             dependencies: [
                 "CacheStore",
+                "KeyedArchive",
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -101,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenCacheInterchangeTests",
-            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport"]
+            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport"]
         ),
         .testTarget(
             name: "tokencacheTests",
