@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "CacheStore", targets: ["CacheStore"]),
         .library(name: "CacheStoreSQLite", targets: ["CacheStoreSQLite"]),
         .library(name: "CacheStoreLocation", targets: ["CacheStoreLocation"]),
+        .library(name: "CacheStoreEncryption", targets: ["CacheStoreEncryption"]),
+        .library(name: "CacheStoreSecretService", targets: ["CacheStoreSecretService"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
@@ -26,12 +28,35 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibsecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+
+        // Sealing payloads at rest (AES-GCM envelopes) and the data keys' sources; no storage engine.
+        .target(
+            name: "CacheStoreEncryption",
+            dependencies: ["CacheStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
 
         // Backends: each knows the store contract and its engine, nothing of tokens.
-        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite"]),
+        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite", "CacheStoreEncryption"]),
+        // Items kept in the Secret Service (gnome-keyring, KWallet, KeePassXC), one keyring item per
+        // (access group, account) partition; also the Secret Service source of SQLite data keys.
+        .target(
+            name: "CacheStoreSecretService",
+            dependencies: [
+                "CacheStore", "CacheStoreEncryption", "CLibsecret",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
 
         // Parses store specifications (`sqlite:PATH`, `memory`) and opens the backend they name.
-        .target(name: "CacheStoreLocation", dependencies: ["CacheStore", "CacheStoreSQLite"]),
+        .target(
+            name: "CacheStoreLocation",
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService"]
+        ),
 
         // The unified-schema items (credential, account, app metadata, account metadata): their
         // keychain keys and JSON payloads. Knows nothing of storage engines beyond `StoreItem`.
@@ -52,6 +77,8 @@ let package = Package(
                 "CacheStore",
                 "CacheStoreLocation",
                 "CacheStoreSQLite",
+                "CacheStoreEncryption",
+                "CacheStoreSecretService",
                 "TokenCache",
                 "TokenCacheSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -68,12 +95,23 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         // The store contract, run against every backend.
-        .testTarget(name: "CacheStoreConformanceTests", dependencies: ["CacheStore", "CacheStoreSQLite"]),
+        .testTarget(
+            name: "CacheStoreConformanceTests",
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"]
+        ),
         .testTarget(
             name: "CacheStoreSQLiteTests",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CSQLite", "TestSupport", "store-worker"]
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
+        .testTarget(name: "CacheStoreEncryptionTests", dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport"]),
+        .testTarget(
+            name: "CacheStoreSecretServiceTests",
+            dependencies: [
+                "CacheStoreSecretService", "CacheStoreEncryption", "CacheStoreSQLite", "CacheStore", "CLibsecret",
+                "TestSupport",
+            ]
+        ),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore"]),
         .testTarget(
             name: "TokenCacheTests",
@@ -81,7 +119,7 @@ let package = Package(
         ),
         .testTarget(
             name: "tokencacheTests",
-            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite"]
+            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"]
         ),
     ],
     swiftLanguageModes: [.v6]
