@@ -5,7 +5,7 @@ import CacheStore
 /// user knows which item is affected.
 public enum EncryptionError: Error, Sendable, CustomStringConvertible {
     /// The store holds items of `accessGroup` sealed with a key that no configured source has.
-    case keyUnavailable(accessGroup: String, keyID: String, searched: [String], storePath: String)
+    case keyUnavailable(accessGroup: String, keyID: String, keptIn: String, searched: [String], storePath: String)
     /// The store was opened without encryption, but the group's items are sealed.
     case storeOpenedWithoutKey(accessGroup: String, storePath: String)
     /// The payload was sealed with a key other than the one the store uses for its group.
@@ -25,10 +25,13 @@ public enum EncryptionError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .keyUnavailable(let group, let keyID, let searched, let path):
+        case .keyUnavailable(let group, let keyID, let keptIn, let searched, let path):
+            let hint = keptIn == KeySourceKind.secretService.rawValue
+                ? "it was kept in the Secret Service: run inside the desktop session (or D-Bus session) whose keyring holds it, unlocked"
+                : "it was kept in the key file \(path).key: restore that file beside the store"
             return "the items of access group '\(group)' in \(path) are sealed with data key \(keyID), which is not in "
-                + "\(searched.joined(separator: " or ")); restore that key (or the key file beside the store), or "
-                + "run where its Secret Service is unlocked. The sealed payloads stay on disk unchanged"
+                + "\(searched.isEmpty ? "any key source" : searched.joined(separator: " or ")); \(hint). "
+                + "The sealed payloads stay on disk unchanged; attributes remain readable"
         case .storeOpenedWithoutKey(let group, let path):
             return "the items of access group '\(group)' in \(path) are sealed; open the store with its data key "
                 + "(the tokencache CLI and StoreOpener do), not as a plain SQLite store"
