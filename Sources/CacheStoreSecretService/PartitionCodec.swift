@@ -44,7 +44,8 @@ struct PartitionKey: Hashable, Sendable {
 /// Layout (all integers big-endian): magic `TCP` and version `1`; the group and account (4-byte
 /// length + UTF-8); the item count (4 bytes); then per item: order (8), service (length + UTF-8),
 /// generic (flag byte, then length + bytes when present), type (flag byte, then 4 bytes when
-/// present), created and modified (IEEE 754 bit patterns, 8 each), data (length + bytes).
+/// present), created and modified (IEEE 754 bit patterns of seconds since 2001-01-01, 8 each),
+/// data (length + bytes).
 enum PartitionCodec {
     static let magic = Data("TCP".utf8) + Data([1])
 
@@ -63,8 +64,9 @@ enum PartitionCodec {
             bytes(Data(item.service.utf8))
             if let generic = item.generic { out.append(1); bytes(generic) } else { out.append(0) }
             if let type = item.type { out.append(1); u32(Int(type)) } else { out.append(0) }
-            u64((item.created ?? Date()).timeIntervalSince1970.bitPattern)
-            u64((item.modified ?? Date()).timeIntervalSince1970.bitPattern)
+            // Dates as Foundation keeps them (seconds since 2001), so they read back bit for bit.
+            u64((item.created ?? Date()).timeIntervalSinceReferenceDate.bitPattern)
+            u64((item.modified ?? Date()).timeIntervalSinceReferenceDate.bitPattern)
             bytes(item.data)
         }
         return out
@@ -89,8 +91,8 @@ enum PartitionCodec {
             let service = String(decoding: try reader.bytes(), as: UTF8.self)
             let generic = try reader.byte() == 1 ? try reader.bytes() : nil
             let type = try reader.byte() == 1 ? try reader.u32() : nil
-            let created = Date(timeIntervalSince1970: Double(bitPattern: try reader.u64()))
-            let modified = Date(timeIntervalSince1970: Double(bitPattern: try reader.u64()))
+            let created = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.u64()))
+            let modified = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try reader.u64()))
             let payload = try reader.bytes()
             entries.append(PartitionEntry(
                 item: StoreItem(

@@ -89,6 +89,7 @@ struct SecretServiceStoreTests {
         #expect(try store.allItems() == before)
         let fresh = try Self.store(namespace)
         #expect(try fresh.allItems().map(\.data) == [Data("A0".utf8), Data("B0".utf8)])
+        #expect(try fresh.allItems() == before, "attributes and dates read back exactly")
         #expect(try fresh.partitionCount() == 2, "the new partition c was removed again")
     }
 
