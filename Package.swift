@@ -144,7 +144,10 @@ let package = Package(
         ),
         .testTarget(
             name: "tokencacheTests",
-            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TokenCacheInterchange", "CacheStoreSecretService"]
+            dependencies: [
+                "TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite",
+                "CacheStoreLocation", "TokenCacheInterchange", "CacheStoreSecretService",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

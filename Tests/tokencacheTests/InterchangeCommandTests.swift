@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreLocation
 import CacheStoreSQLite
 import Foundation
 import TestSupport
@@ -119,7 +120,11 @@ struct InterchangeCommandTests {
         let target = cli.home.path("b.sqlite")
         let result = try cli.run("import", file, "--store", "sqlite:\(target)")
         #expect(result.output.contains("Imported 2 items from \(file) (keychain-items)"), "\(result.errors)")
-        let copied = try SQLiteStore(path: target, accessGroups: try AccessGroups(["com.microsoft.adalcache"])).allItems()
+        // The CLI sealed the imported payloads; open the store as it does, with the same key source.
+        let copied = try StoreOpener.open(
+            .sqlite(path: target), accessGroups: try AccessGroups(["com.microsoft.adalcache"]),
+            environment: cli.environment, notice: { _ in }
+        ).allItems()
         #expect(copied.map(\.data) == [Data([0, 1, 2]), Data(#"{"secret":"s"}"#.utf8)])
         #expect(copied.first?.generic == Data([0xC3, 0x28]))
     }
