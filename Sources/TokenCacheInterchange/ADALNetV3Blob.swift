@@ -96,7 +96,9 @@ public enum ADALNetV3Blob {
         int32(Int32(entries.count))
         for entry in entries {
             string(entry.key)
-            string(JSONValue.object(entry.value).serializedString())
+            // DataContractJsonSerializer escapes every '/' — and recognizes a date only in its
+            // escaped form, "\/Date(…)\/".
+            string(JSONValue.object(entry.value).serializedString().replacingOccurrences(of: "/", with: "\\/"))
         }
         return Data(out)
     }
