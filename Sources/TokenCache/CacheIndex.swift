@@ -1,6 +1,24 @@
 import CacheStore
 import Foundation
+import Synchronization
 import TokenCacheSchema
+
+/// The claims of an ID token, parsed on first use and kept; shared by every copy of the entry.
+final class LazyClaims: Sendable {
+    private let rawToken: String
+    private let parsed = Mutex<JSONObject??>(nil)
+
+    init(rawToken: String) { self.rawToken = rawToken }
+
+    var value: JSONObject? {
+        parsed.withLock { parsed in
+            if let parsed { return parsed }
+            let claims = IdTokenClaims(rawToken: rawToken)?.claims
+            parsed = .some(claims)
+            return claims
+        }
+    }
+}
 
 /// Something the index keeps in lists that follow the store's order.
 protocol Sequenced {
@@ -23,8 +41,11 @@ struct IndexedCredential: Sendable, Sequenced {
     let scopes: ScopeSet
     /// `bearer` when the item names none.
     let tokenType: String
-    /// ID tokens only: the claims, parsed once.
-    let claims: JSONObject?
+    /// ID tokens only: the claims, parsed the first time they are asked for (listing accounts), not
+    /// while the index is built (opening a cache).
+    let lazyClaims: LazyClaims?
+
+    var claims: JSONObject? { lazyClaims?.value }
     /// Position in the store's order (first added first); a replaced item keeps its position.
     var sequence = 0
 
@@ -43,8 +64,8 @@ struct IndexedCredential: Sendable, Sequenced {
         scopes = ScopeSet(credential.target ?? "")
         tokenType = norm(credential.tokenType ?? "bearer")
         switch credential.credentialType {
-        case .idToken, .v1IdToken: claims = IdTokenClaims(rawToken: credential.secret)?.claims
-        default: claims = nil
+        case .idToken, .v1IdToken: lazyClaims = LazyClaims(rawToken: credential.secret)
+        default: lazyClaims = nil
         }
     }
 }
