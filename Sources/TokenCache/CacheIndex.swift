@@ -21,13 +21,16 @@ final class LazyClaims: Sendable {
 }
 
 /// Something the index keeps in lists that follow the store's order.
-protocol Sequenced {
+///
+/// Entries are classes: lookups walk lists of them, and copying a reference is one retain where
+/// copying a decoded credential would be dozens.
+protocol Sequenced: AnyObject {
     var identity: ItemIdentity { get }
-    var sequence: Int { get set }
+    var sequence: Int { get }
 }
 
 /// A credential as the index holds it: decoded once, with the normalized fields lookups compare.
-struct IndexedCredential: Sendable, Sequenced {
+final class IndexedCredential: Sendable, Sequenced {
     let credential: Credential
     /// Where the item is stored (its own attributes, which may differ from the key it would get today).
     let identity: ItemIdentity
@@ -47,13 +50,14 @@ struct IndexedCredential: Sendable, Sequenced {
 
     var claims: JSONObject? { lazyClaims?.value }
     /// Position in the store's order (first added first); a replaced item keeps its position.
-    var sequence = 0
+    let sequence: Int
 
     var accessTokenKey: CacheIndex.AccessTokenKey {
         CacheIndex.AccessTokenKey(homeAccountId: homeAccountId, clientId: clientId, realm: realm)
     }
 
-    init(_ credential: Credential, identity: ItemIdentity) {
+    init(_ credential: Credential, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.credential = credential
         self.identity = identity
         homeAccountId = norm(credential.homeAccountId ?? "")
@@ -70,7 +74,7 @@ struct IndexedCredential: Sendable, Sequenced {
     }
 }
 
-struct IndexedAccount: Sendable, Sequenced {
+final class IndexedAccount: Sendable, Sequenced {
     let account: Account
     let identity: ItemIdentity
     let homeAccountId: String
@@ -78,9 +82,10 @@ struct IndexedAccount: Sendable, Sequenced {
     let realm: String
     /// Normalized.
     let username: String?
-    var sequence = 0
+    let sequence: Int
 
-    init(_ account: Account, identity: ItemIdentity) {
+    init(_ account: Account, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.account = account
         self.identity = identity
         homeAccountId = norm(account.homeAccountId ?? "")
@@ -91,7 +96,7 @@ struct IndexedAccount: Sendable, Sequenced {
 }
 
 /// A legacy ADAL token entry as the index holds it.
-struct IndexedLegacyToken: Sendable, Sequenced {
+final class IndexedLegacyToken: Sendable, Sequenced {
     let item: LegacyTokenCacheItem
     let identity: ItemIdentity
     /// The user the entry is stored for: the account attribute decoded, else the ID token's
@@ -104,9 +109,10 @@ struct IndexedLegacyToken: Sendable, Sequenced {
     /// Normalized; empty when the entry does not say (ADAL before IdentityCore).
     let homeAccountId: String
     let claims: JSONObject?
-    var sequence = 0
+    let sequence: Int
 
-    init(_ item: LegacyTokenCacheItem, identity: ItemIdentity) {
+    init(_ item: LegacyTokenCacheItem, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.item = item
         self.identity = identity
         userId = norm(LegacyCacheKey.userId(ofAccount: identity.account) ?? item.userId ?? "")
@@ -123,14 +129,15 @@ struct IndexedLegacyToken: Sendable, Sequenced {
     var hasRefreshToken: Bool { item.kind != .accessToken }
 }
 
-struct IndexedAppMetadata: Sendable, Sequenced {
+final class IndexedAppMetadata: Sendable, Sequenced {
     let metadata: AppMetadata
     let identity: ItemIdentity
     let clientId: String
     let environment: String
-    var sequence = 0
+    let sequence: Int
 
-    init(_ metadata: AppMetadata, identity: ItemIdentity) {
+    init(_ metadata: AppMetadata, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.metadata = metadata
         self.identity = identity
         clientId = norm(metadata.clientId ?? "")
@@ -343,17 +350,11 @@ struct CacheIndex: Sendable {
         switch decoded {
         case .credential(let credential):
             if credential.isTombstone { return .tombstone }
-            var indexed = IndexedCredential(credential, identity: identity)
-            indexed.sequence = sequence
-            return .credential(indexed)
+            return .credential(IndexedCredential(credential, identity: identity, sequence: sequence))
         case .account(let account):
-            var indexed = IndexedAccount(account, identity: identity)
-            indexed.sequence = sequence
-            return .account(indexed)
+            return .account(IndexedAccount(account, identity: identity, sequence: sequence))
         case .appMetadata(let metadata):
-            var indexed = IndexedAppMetadata(metadata, identity: identity)
-            indexed.sequence = sequence
-            return .appMetadata(indexed)
+            return .appMetadata(IndexedAppMetadata(metadata, identity: identity, sequence: sequence))
         case .accountMetadata(let metadata):
             return .accountMetadata(metadata)
         case .other(.legacyADAL):
@@ -365,9 +366,7 @@ struct CacheIndex: Sendable {
             }
             // ADAL 2.x and IdentityCore delete tombstoned entries when they meet them.
             if legacy.isTombstone { return .tombstone }
-            var indexed = IndexedLegacyToken(legacy, identity: identity)
-            indexed.sequence = sequence
-            return .legacyToken(indexed)
+            return .legacyToken(IndexedLegacyToken(legacy, identity: identity, sequence: sequence))
         case .other:
             return .other
         }
