@@ -20,6 +20,27 @@ final class LazyClaims: Sendable {
     }
 }
 
+/// Answers the index has already computed for account listings: built on first request, dropped
+/// whenever the index changes (every mutation gives the index a new memo).
+final class AccountMemo: Sendable {
+    struct Key: Hashable, Sendable {
+        let homeAccountId: String
+        let clientId: String?
+        let environment: String?
+    }
+
+    let homeOrder = Mutex<[String]?>(nil)
+    let accounts = Mutex<[Key: CachedAccount?]>([:])
+
+    /// `compute()` the first time `key` is asked for, the remembered answer afterwards.
+    func account(_ key: Key, _ compute: () -> CachedAccount?) -> CachedAccount? {
+        if let known = accounts.withLock({ $0[key] }) { return known }
+        let account = compute()
+        accounts.withLock { $0[key] = .some(account) }
+        return account
+    }
+}
+
 /// Something the index keeps in lists that follow the store's order.
 ///
 /// Entries are classes: lookups walk lists of them, and copying a reference is one retain where
@@ -229,9 +250,15 @@ struct CacheIndex: Sendable {
         accountsByHomeAccount[homeAccountId] ?? []
     }
 
+    /// Remembered account listings; replaced by every change to the index.
+    private(set) var memo = AccountMemo()
+
     /// Home account ids in the store's order of their first account record.
     var homeAccountOrder: [String] {
-        accountsByHomeAccount.sorted { $0.value[0].sequence < $1.value[0].sequence }.map(\.key)
+        if let order = memo.homeOrder.withLock({ $0 }) { return order }
+        let order = accountsByHomeAccount.sorted { $0.value[0].sequence < $1.value[0].sequence }.map(\.key)
+        memo.homeOrder.withLock { $0 = order }
+        return order
     }
 
     /// Applies a batch the engine committed, in order, exactly as the store applied it.
@@ -259,6 +286,7 @@ struct CacheIndex: Sendable {
     /// Adds `item` with its entry when already decoded (in store order, so the entry's sequence is
     /// the position it was decoded for).
     private mutating func insert(_ item: StoreItem, decoded: Entry?) {
+        memo = AccountMemo()
         let identity = item.identity
         let sequence: Int
         if let existing = entries[identity] {
@@ -311,6 +339,7 @@ struct CacheIndex: Sendable {
     /// Takes out whatever `identity` contributed.
     mutating func remove(_ identity: ItemIdentity) {
         guard let (_, _, entry) = entries.removeValue(forKey: identity) else { return }
+        memo = AccountMemo()
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
             guard var list = map[key] else { return }
             list.removeAll(where: matches)

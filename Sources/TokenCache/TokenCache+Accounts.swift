@@ -118,6 +118,13 @@ extension TokenCache {
     }
 
     private func cachedAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
+        // Listings are asked for again and again between writes: each answer is built once.
+        index.memo.account(.init(homeAccountId: homeAccountId, clientId: clientId, environment: environment)) {
+            buildAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index)
+        }
+    }
+
+    private func buildAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
         var records = index.accounts(homeAccountId: homeAccountId)
         var aliases: [String]?
         if let environment {
