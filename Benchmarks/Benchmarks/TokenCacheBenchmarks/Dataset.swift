@@ -1,6 +1,10 @@
 import CacheStore
 import CacheStoreSQLite
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 import TokenCache
 import TokenCacheInterchange
 import TokenCacheSchema
@@ -42,15 +46,28 @@ struct Dataset: Sendable {
     /// Token responses to save, with their requests.
     let saves: [(TokenResponse, TokenRequest)]
 
+    /// Builds the dataset, or reuses the one an earlier benchmark process of the same run built:
+    /// the harness starts a process per benchmark, and generating takes seconds.
     static func make() throws -> Dataset {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-bench-\(UUID().uuidString)")
-        let path = directory.appendingPathComponent("cache.sqlite").path
-        let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
         let environment = ProcessInfo.processInfo.environment
-        if let file = environment["TOKENCACHE_BENCH_CACHE"], !file.isEmpty {
-            _ = try CacheInterchange(store: store).importFile(atPath: file, format: .msalJSON)
-        } else {
-            try generate(into: store)
+        let source = environment["TOKENCACHE_BENCH_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
+        // One cached dataset per source and per hour (its tokens live a day).
+        let hour = Int(Date().timeIntervalSince1970 / 3600)
+        // FNV-1a of the source: stable across processes, unlike `hashValue`.
+        let tag = String((source ?? "generated").utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }, radix: 16)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-bench-\(getuid())-\(hour)-\(tag)")
+        let path = directory.appendingPathComponent("cache.sqlite").path
+        let ready = directory.appendingPathComponent("ready").path
+        let reuse = FileManager.default.fileExists(atPath: ready)
+        if !reuse { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
+        if !reuse {
+            if let source {
+                _ = try CacheInterchange(store: store).importFile(atPath: source, format: .msalJSON)
+            } else {
+                try generate(into: store)
+            }
+            _ = FileManager.default.createFile(atPath: ready, contents: nil)
         }
         if let export = environment["TOKENCACHE_BENCH_EXPORT"], !export.isEmpty {
             try? FileManager.default.removeItem(atPath: export)
