@@ -156,4 +156,53 @@ static inline int tc_delete_item(SecretService *service, const char *path, GErro
     return secret_service_delete_item_dbus_path_sync(service, path, NULL, error) ? 1 : 0;
 }
 
+// MARK: - Read-only lookups across every collection
+
+/// The paths of items in any collection whose attributes include all of `keys`=`values`: unlocked
+/// ones returned (NULL-terminated; free with tc_strfreev), locked ones in `*locked` (same). Nothing
+/// is unlocked and no prompt is shown. NULL with `*error` set on failure.
+static inline char **tc_service_search(SecretService *service, const char **keys, const char **values, int count, char ***locked, GError **error) {
+    GHashTable *attributes = tc_attributes(keys, values, count);
+    char **unlocked = NULL;
+    *locked = NULL;
+    gboolean ok = secret_service_search_for_dbus_paths_sync(service, NULL, attributes, NULL, &unlocked, locked, error);
+    g_hash_table_unref(attributes);
+    if (!ok) { g_strfreev(unlocked); g_strfreev(*locked); *locked = NULL; return NULL; }
+    if (!unlocked) unlocked = g_new0(char *, 1);
+    if (!*locked) *locked = g_new0(char *, 1);
+    return unlocked;
+}
+
+/// A proxy for the item at `path`, its properties (label, attributes, locked) loaded; its secret is
+/// not. Free with tc_object_unref.
+static inline SecretItem *tc_item(SecretService *service, const char *path, GError **error) {
+    return secret_item_new_for_dbus_path_sync(service, path, SECRET_ITEM_NONE, NULL, error);
+}
+
+/// The item's label (free with tc_free).
+static inline char *tc_item_label(SecretItem *item) { return secret_item_get_label(item); }
+
+static inline int tc_item_locked(SecretItem *item) { return secret_item_get_locked(item) ? 1 : 0; }
+
+/// The item's attributes as two NULL-terminated arrays of the same length (free both with tc_strfreev).
+static inline int tc_item_attributes(SecretItem *item, char ***keys, char ***values) {
+    GHashTable *attributes = secret_item_get_attributes(item);
+    guint count = attributes ? g_hash_table_size(attributes) : 0;
+    *keys = g_new0(char *, count + 1);
+    *values = g_new0(char *, count + 1);
+    if (attributes) {
+        GHashTableIter iter;
+        gpointer key, value;
+        guint i = 0;
+        g_hash_table_iter_init(&iter, attributes);
+        while (g_hash_table_iter_next(&iter, &key, &value) && i < count) {
+            (*keys)[i] = g_strdup(key);
+            (*values)[i] = g_strdup(value);
+            i++;
+        }
+        g_hash_table_unref(attributes);
+    }
+    return (int)count;
+}
+
 #endif
