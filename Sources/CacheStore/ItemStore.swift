@@ -25,6 +25,16 @@ public protocol ItemStore: AnyObject, Sendable {
     @discardableResult
     func apply(_ batch: [StoreOperation]) throws -> BatchResult
 
+    /// Applies the batch as ``apply(_:)`` does, but only when nothing was committed since `stamp`
+    /// (a value ``changeStamp()`` returned); otherwise changes nothing and returns `nil`.
+    ///
+    /// This is how a read-modify-write of an item that several writers update (an app's account
+    /// metadata, say) stays correct with other threads and processes writing: read, plan, apply if
+    /// unchanged, else read again. Backends check the stamp atomically with the commit; the default
+    /// implementation, for backends that cannot, checks just before it.
+    @discardableResult
+    func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult?
+
     /// A value that changes whenever the store's content may have changed, by this process or any other.
     ///
     /// Caches built over a store compare stamps to decide whether to reload; computing one is meant
@@ -40,6 +50,13 @@ public struct ChangeStamp: Sendable, Hashable {
 }
 
 extension ItemStore {
+    /// Checks the stamp, then applies the batch: not atomic, for backends that cannot do better.
+    @discardableResult
+    public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        guard try changeStamp() == stamp else { return nil }
+        return try apply(batch)
+    }
+
     /// Saves one item (update-then-add).
     @discardableResult
     public func save(_ item: StoreItem) throws -> BatchResult {

@@ -52,10 +52,19 @@ public final class MemoryStore: ItemStore {
     }
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
+        try apply(batch, expecting: nil)!
+    }
+
+    public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        try apply(batch, expecting: stamp)
+    }
+
+    private func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
         try accessGroups.check(batch)
         for case .save(let item) in batch { try StoreLimits.check(item, maximumDataSize: maximumDataSize) }
         let now = clock()
-        return state.withLock { state in
+        return state.withLock { state -> BatchResult? in
+            if let stamp, ChangeStamp(state.revision) != stamp { return nil }
             // Validation happened above, so every step below succeeds: the batch is all-or-nothing.
             var result = BatchResult()
             for operation in batch {

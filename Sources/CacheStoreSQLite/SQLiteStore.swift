@@ -103,16 +103,28 @@ public final class SQLiteStore: ItemStore {
     }
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
+        try apply(batch, expecting: nil)!
+    }
+
+    public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        try apply(batch, expecting: stamp)
+    }
+
+    private func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
         try accessGroups.check(batch)
         guard !batch.isEmpty else { return BatchResult() }
         let now = Date().timeIntervalSince1970
-        return try state.withLock { state throws in
+        return try state.withLock { state throws -> BatchResult? in
             let connection = state.connection
             var dataVersion: Int64 = 0
-            var result = try connection.writeTransaction("save batch") { () throws in
+            let localCommits = state.localCommits
+            let applied = try connection.writeTransaction("save batch") { () throws -> BatchResult? in
                 // Under the write lock no other connection can commit: this is the version the
                 // batch applies to, and data_version does not move for this connection's own commit.
                 dataVersion = try connection.integer("PRAGMA data_version", "read data version")
+                if let stamp, ChangeStamp(UInt64(bitPattern: dataVersion), localCommits) != stamp {
+                    return nil  // someone committed since: nothing is written
+                }
                 var result = BatchResult()
                 for operation in batch {
                     switch operation {
@@ -131,6 +143,7 @@ public final class SQLiteStore: ItemStore {
                 }
                 return result
             }
+            guard var result = applied else { return nil }
             let version = UInt64(bitPattern: dataVersion)
             result.commit = CommitStamps(
                 base: ChangeStamp(version, state.localCommits),

@@ -38,13 +38,12 @@ extension TokenCache {
 
     private func remove(homeAccountId: String, clientId: String?, wipe: Bool) throws -> RemovalResult {
         // Planned on a copy of the index that is gone before the commit (see save).
-        let (operations, result) = try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe)
-        try commit(operations)
-        return result
+        // Committed only if the store is still what the plan saw (see commitPlanned).
+        try commitPlanned { try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe) }
     }
 
-    private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool) throws -> ([StoreOperation], RemovalResult) {
-        let index = try currentIndex()
+    private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool) throws -> ([StoreOperation], RemovalResult, ChangeStamp) {
+        let (index, stamp) = try currentIndexAndStamp()
         let home = norm(homeAccountId)
         let client = clientId.map(norm)
         let credentials = (index.credentialsByHomeAccount[home] ?? []).filter { wipe || $0.clientId == client }
@@ -72,6 +71,6 @@ extension TokenCache {
             operations.append(.save(WipeRecord(application: configuration.applicationName, time: configuration.clock())
                 .storeItem(accessGroup: writeAccessGroup)))
         }
-        return (operations, RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken))
+        return (operations, RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken), stamp)
     }
 }

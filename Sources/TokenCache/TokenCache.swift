@@ -83,9 +83,15 @@ public final class TokenCache: Sendable {
 
     /// The index for the store's current content, re-read only when another writer committed.
     func currentIndex() throws -> CacheIndex {
+        try currentIndexAndStamp().index
+    }
+
+    /// The index and the stamp of the store content it reflects (or older: a commit racing with
+    /// the read makes the stamp stale, never the index).
+    func currentIndexAndStamp() throws -> (index: CacheIndex, stamp: ChangeStamp) {
         let stamp = try store.changeStamp()
         if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
-            return index
+            return (index, stamp)
         }
         // Stamped with the stamp taken *before* the read: a commit racing with the read changes the
         // stamp again, and the next call re-reads.
@@ -99,7 +105,7 @@ public final class TokenCache: Sendable {
             // means they are met again next time.
             _ = try? commit(index.tombstones.map { .delete($0.query) })
         }
-        return index
+        return (index, stamp)
     }
 
     /// Applies `batch` to the store and, when nothing else was committed since the index was built,
@@ -107,6 +113,40 @@ public final class TokenCache: Sendable {
     @discardableResult
     func commit(_ batch: [StoreOperation]) throws -> BatchResult {
         let result = try store.apply(batch)
+        record(result, of: batch)
+        return result
+    }
+
+    /// How often a planned write is re-planned because another writer committed first, before it
+    /// is written regardless.
+    static let conflictRetries = 64
+
+    /// Plans a batch on the current index and commits it only if the store is still what the plan
+    /// saw; otherwise plans again on the new content. Writes that read-modify-write shared items
+    /// (an app's account metadata, holding every account's sign-in state) go through here, so two
+    /// writers — threads of this process or other processes — never undo each other's changes.
+    ///
+    /// `plan` is given the index's stamp only; it reads the index itself (``currentIndexAndStamp()``)
+    /// so that no copy of the index outlives the plan and the commit can patch it in place.
+    func commitPlanned<Result>(
+        _ plan: () throws -> (operations: [StoreOperation], result: Result, stamp: ChangeStamp)
+    ) throws -> Result {
+        for attempt in 0..<Self.conflictRetries {
+            let planned = try plan()
+            if planned.operations.isEmpty { return planned.result }
+            if let result = try store.apply(planned.operations, ifUnchangedSince: planned.stamp) {
+                record(result, of: planned.operations)
+                return planned.result
+            }
+            // Contention: back off a little, more each time, so the writers interleave.
+            if attempt >= 2 { usleep(UInt32.random(in: 0...UInt32(min(attempt, 20) * 500))) }
+        }
+        let planned = try plan()
+        try commit(planned.operations)
+        return planned.result
+    }
+
+    private func record(_ result: BatchResult, of batch: [StoreOperation]) {
         if let commit = result.commit {
             state.withLock { state in
                 guard state.stamp == commit.base else { return }
@@ -114,7 +154,6 @@ public final class TokenCache: Sendable {
                 state.stamp = commit.result
             }
         }
-        return result
     }
 
     /// The current time in whole seconds, as the schema stores it.
