@@ -59,13 +59,34 @@ public final class MemoryStore: ItemStore {
         try apply(batch, expecting: stamp)
     }
 
-    private func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
+    public func applyPlanned(
+        _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
+    ) throws -> BatchResult {
+        let now = clock()
+        return try state.withLock { state throws -> BatchResult in
+            let snapshot = state
+            let batch = try plan(ChangeStamp(snapshot.revision)) { snapshot.slots.compactMap { $0 } }
+            try validate(batch)
+            return Self.apply(batch, at: now, to: &state)
+        }
+    }
+
+    private func validate(_ batch: [StoreOperation]) throws {
         try accessGroups.check(batch)
         for case .save(let item) in batch { try StoreLimits.check(item, maximumDataSize: maximumDataSize) }
+    }
+
+    private func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
+        try validate(batch)
         let now = clock()
         return state.withLock { state -> BatchResult? in
             if let stamp, ChangeStamp(state.revision) != stamp { return nil }
-            // Validation happened above, so every step below succeeds: the batch is all-or-nothing.
+            return Self.apply(batch, at: now, to: &state)
+        }
+    }
+
+    /// Applies a validated batch: every step succeeds, so the batch is all-or-nothing.
+    private static func apply(_ batch: [StoreOperation], at now: Date, to state: inout State) -> BatchResult {
             var result = BatchResult()
             for operation in batch {
                 switch operation {
@@ -97,7 +118,6 @@ public final class MemoryStore: ItemStore {
             if result.added + result.replaced + result.deleted > 0 { state.revision &+= 1 }
             result.commit = CommitStamps(base: base, result: ChangeStamp(state.revision))
             return result
-        }
     }
 
     public func changeStamp() throws -> ChangeStamp {

@@ -88,18 +88,24 @@ public final class SQLiteStore: ItemStore {
         let sql = "SELECT access_group, account, service, type, generic, data, created, modified FROM items WHERE "
             + whereClause + " ORDER BY rowid"
         return try state.withLock { state throws(SQLiteStoreError) in
-            let statement = try state.connection.statement(sql)
-            defer { statement.reset() }
-            bind(statement)
-            var items: [StoreItem] = []
-            while true {
-                let code = statement.step()
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw state.connection.error(code, "query items") }
-                items.append(Self.item(from: statement))
-            }
-            return items
+            try Self.items(sql, bind, on: state.connection)
         }
+    }
+
+    private static func items(
+        _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection
+    ) throws(SQLiteStoreError) -> [StoreItem] {
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        bind(statement)
+        var items: [StoreItem] = []
+        while true {
+            let code = statement.step()
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw connection.error(code, "query items") }
+            items.append(Self.item(from: statement))
+        }
+        return items
     }
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
@@ -110,22 +116,52 @@ public final class SQLiteStore: ItemStore {
         try apply(batch, expecting: stamp)
     }
 
+    public func applyPlanned(
+        _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
+    ) throws -> BatchResult {
+        try apply(expecting: nil) { stamp, connection in
+            let (whereClause, bind) = condition(for: ItemQuery())
+            let sql = "SELECT access_group, account, service, type, generic, data, created, modified FROM items WHERE "
+                + whereClause + " ORDER BY rowid"
+            let batch = try plan(stamp) { try Self.items(sql, bind, on: connection) }
+            try accessGroups.check(batch)
+            return batch
+        }!
+    }
+
     private func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
         try accessGroups.check(batch)
         guard !batch.isEmpty else { return BatchResult() }
+        return try apply(expecting: stamp) { _, _ in batch }
+    }
+
+    /// Runs `plan` and the batch it returns in one write transaction: under the write lock, with the
+    /// stamp of the content the transaction sees. With `expecting`, a different stamp writes nothing
+    /// and returns nil.
+    private func apply(
+        expecting stamp: ChangeStamp?,
+        _ plan: (ChangeStamp, SQLiteConnection) throws -> [StoreOperation]
+    ) throws -> BatchResult? {
         let now = Date().timeIntervalSince1970
         return try state.withLock { state throws -> BatchResult? in
             let connection = state.connection
             var dataVersion: Int64 = 0
+            var wroteNothing = false
             let localCommits = state.localCommits
             let applied = try connection.writeTransaction("save batch") { () throws -> BatchResult? in
                 // Under the write lock no other connection can commit: this is the version the
                 // batch applies to, and data_version does not move for this connection's own commit.
                 dataVersion = try connection.integer("PRAGMA data_version", "read data version")
-                if let stamp, ChangeStamp(UInt64(bitPattern: dataVersion), localCommits) != stamp {
+                let current = ChangeStamp(UInt64(bitPattern: dataVersion), localCommits)
+                if let stamp, current != stamp {
                     return nil  // someone committed since: nothing is written
                 }
+                let batch = try plan(current, connection)
                 var result = BatchResult()
+                if batch.isEmpty {
+                    wroteNothing = true
+                    return result
+                }
                 for operation in batch {
                     switch operation {
                     case .save(let item):
@@ -144,6 +180,7 @@ public final class SQLiteStore: ItemStore {
                 return result
             }
             guard var result = applied else { return nil }
+            if wroteNothing { return result }
             let version = UInt64(bitPattern: dataVersion)
             result.commit = CommitStamps(
                 base: ChangeStamp(version, state.localCommits),

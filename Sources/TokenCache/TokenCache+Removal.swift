@@ -38,12 +38,11 @@ extension TokenCache {
 
     private func remove(homeAccountId: String, clientId: String?, wipe: Bool) throws -> RemovalResult {
         // Planned on a copy of the index that is gone before the commit (see save).
-        // Committed only if the store is still what the plan saw (see commitPlanned).
-        try commitPlanned { try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe) }
+        // Committed only if the store is still what the plan saw (see commitPlanned): under the store's write lock.
+        try commitPlanned { index in try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe, on: index) }
     }
 
-    private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool) throws -> ([StoreOperation], RemovalResult, ChangeStamp) {
-        let (index, stamp) = try currentIndexAndStamp()
+    private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool, on index: CacheIndex) throws -> ([StoreOperation], RemovalResult) {
         let home = norm(homeAccountId)
         let client = clientId.map(norm)
         let credentials = (index.credentialsByHomeAccount[home] ?? []).filter { wipe || $0.clientId == client }
@@ -71,6 +70,6 @@ extension TokenCache {
             operations.append(.save(WipeRecord(application: configuration.applicationName, time: configuration.clock())
                 .storeItem(accessGroup: writeAccessGroup)))
         }
-        return (operations, RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken), stamp)
+        return (operations, RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken))
     }
 }

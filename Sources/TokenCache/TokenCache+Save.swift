@@ -39,11 +39,11 @@ extension TokenCache {
     public func save(_ response: TokenResponse, for request: TokenRequest) throws -> SavedTokens {
         // The plan is made on a copy of the index that is gone before the commit, so the commit can
         // patch the engine's index in place instead of copying it.
-        // Committed only if the store is still what the plan saw (see commitPlanned).
-        try commitPlanned { try plan(response, for: request) }
+        // Committed only if the store is still what the plan saw (see commitPlanned): under the store's write lock.
+        try commitPlanned { index in try plan(response, for: request, on: index) }
     }
 
-    private func plan(_ response: TokenResponse, for request: TokenRequest) throws -> ([StoreOperation], SavedTokens, ChangeStamp) {
+    private func plan(_ response: TokenResponse, for request: TokenRequest, on index: CacheIndex) throws -> ([StoreOperation], SavedTokens) {
         let clientId = request.clientId.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !clientId.isEmpty else { throw TokenCacheError.invalidRequest("the client id is empty") }
 
@@ -75,7 +75,6 @@ extension TokenCache {
             }
         let familyId = response.familyId.flatMap { $0.isEmpty ? nil : $0 }
         let now = self.now
-        let (index, stamp) = try currentIndexAndStamp()
 
         var operations: [StoreOperation] = []
         var saved: [ItemIdentity] = []
@@ -189,7 +188,7 @@ extension TokenCache {
 
         return (operations, SavedTokens(
             homeAccountId: homeAccountId, environment: environment, realm: realm,
-            saved: saved, replacedAccessTokens: replaced), stamp)
+            saved: saved, replacedAccessTokens: replaced))
     }
 
     /// `account` overlaid on the stored record with the same key, as MSAL merges: every field of the

@@ -83,15 +83,9 @@ public final class TokenCache: Sendable {
 
     /// The index for the store's current content, re-read only when another writer committed.
     func currentIndex() throws -> CacheIndex {
-        try currentIndexAndStamp().index
-    }
-
-    /// The index and the stamp of the store content it reflects (or older: a commit racing with
-    /// the read makes the stamp stale, never the index).
-    func currentIndexAndStamp() throws -> (index: CacheIndex, stamp: ChangeStamp) {
         let stamp = try store.changeStamp()
         if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
-            return (index, stamp)
+            return index
         }
         // Stamped with the stamp taken *before* the read: a commit racing with the read changes the
         // stamp again, and the next call re-reads.
@@ -105,7 +99,7 @@ public final class TokenCache: Sendable {
             // means they are met again next time.
             _ = try? commit(index.tombstones.map { .delete($0.query) })
         }
-        return (index, stamp)
+        return index
     }
 
     /// Applies `batch` to the store and, when nothing else was committed since the index was built,
@@ -117,33 +111,37 @@ public final class TokenCache: Sendable {
         return result
     }
 
-    /// How often a planned write is re-planned because another writer committed first, before it
-    /// is written regardless.
-    static let conflictRetries = 64
-
-    /// Plans a batch on the current index and commits it only if the store is still what the plan
-    /// saw; otherwise plans again on the new content. Writes that read-modify-write shared items
-    /// (an app's account metadata, holding every account's sign-in state) go through here, so two
-    /// writers — threads of this process or other processes — never undo each other's changes.
-    ///
-    /// `plan` is given the index's stamp only; it reads the index itself (``currentIndexAndStamp()``)
-    /// so that no copy of the index outlives the plan and the commit can patch it in place.
-    func commitPlanned<Result>(
-        _ plan: () throws -> (operations: [StoreOperation], result: Result, stamp: ChangeStamp)
-    ) throws -> Result {
-        for attempt in 0..<Self.conflictRetries {
-            let planned = try plan()
-            if planned.operations.isEmpty { return planned.result }
-            if let result = try store.apply(planned.operations, ifUnchangedSince: planned.stamp) {
-                record(result, of: planned.operations)
-                return planned.result
+    /// Plans a batch on the current index and commits it with no other commit in between (the
+    /// store's ``ItemStore/applyPlanned(_:)``: under its write lock). Writes that read-modify-write
+    /// shared items (an app's account metadata, holding every account's sign-in state) go through
+    /// here, so two writers — threads of this process or other processes — never undo each other's
+    /// changes.
+    func commitPlanned<Result>(_ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)) throws -> Result {
+        var output: Result?
+        var batch: [StoreOperation] = []
+        let result = try store.applyPlanned { stamp, allItems in
+            // The index is only a local here, gone before `record` patches the engine's copy in place.
+            var index: CacheIndex
+            var tombstones: [StoreOperation] = []
+            if let cached = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
+                index = cached
+            } else {
+                index = CacheIndex(items: try allItems())
+                // Tombstoned credentials go with this batch (see currentIndex).
+                tombstones = index.tombstones.map { .delete($0.query) }
+                let fresh = index
+                state.withLock { state in
+                    state.stamp = stamp
+                    state.index = fresh
+                }
             }
-            // Contention: back off a little, more each time, so the writers interleave.
-            if attempt >= 2 { usleep(UInt32.random(in: 0...UInt32(min(attempt, 20) * 500))) }
+            let planned = try plan(index)
+            output = planned.result
+            batch = tombstones + planned.operations
+            return batch
         }
-        let planned = try plan()
-        try commit(planned.operations)
-        return planned.result
+        record(result, of: batch)
+        return output!
     }
 
     private func record(_ result: BatchResult, of batch: [StoreOperation]) {
