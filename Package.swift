@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "CacheStoreSQLite", targets: ["CacheStoreSQLite"]),
         .library(name: "CacheStoreLocation", targets: ["CacheStoreLocation"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "CacheStoreEncryption", targets: ["CacheStoreEncryption"]),
+        .library(name: "CacheStoreSecretService", targets: ["CacheStoreSecretService"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
         .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
@@ -28,12 +30,35 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibsecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+
+        // Sealing payloads at rest (AES-GCM envelopes) and the data keys' sources; no storage engine.
+        .target(
+            name: "CacheStoreEncryption",
+            dependencies: ["CacheStore", .product(name: "Crypto", package: "swift-crypto")]
+        ),
 
         // Backends: each knows the store contract and its engine, nothing of tokens.
-        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite"]),
+        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite", "CacheStoreEncryption"]),
+        // Items kept in the Secret Service (gnome-keyring, KWallet, KeePassXC), one keyring item per
+        // (access group, account) partition; also the Secret Service source of SQLite data keys.
+        .target(
+            name: "CacheStoreSecretService",
+            dependencies: [
+                "CacheStore", "CacheStoreEncryption", "CLibsecret",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
 
         // Parses store specifications (`sqlite:PATH`, `memory`) and opens the backend they name.
-        .target(name: "CacheStoreLocation", dependencies: ["CacheStore", "CacheStoreSQLite"]),
+        .target(
+            name: "CacheStoreLocation",
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService"]
+        ),
 
         // NSKeyedArchiver archives and binary property lists, read and written without Foundation's
         // class registry: safe for untrusted input, and able to write ADAL's class names.
@@ -59,6 +84,7 @@ let package = Package(
             name: "TokenCacheInterchange",
             dependencies: [
                 "CacheStore",
+                "KeyedArchive",
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -70,6 +96,8 @@ let package = Package(
                 "CacheStore",
                 "CacheStoreLocation",
                 "CacheStoreSQLite",
+                "CacheStoreEncryption",
+                "CacheStoreSecretService",
                 "TokenCache",
                 "TokenCacheInterchange",
                 "TokenCacheSchema",
@@ -94,25 +122,39 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         // The store contract, run against every backend.
-        .testTarget(name: "CacheStoreConformanceTests", dependencies: ["CacheStore", "CacheStoreSQLite"]),
+        .testTarget(
+            name: "CacheStoreConformanceTests",
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"]
+        ),
         .testTarget(
             name: "CacheStoreSQLiteTests",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CSQLite", "TestSupport", "store-worker"]
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "KeyedArchive"]),
+        .testTarget(name: "CacheStoreEncryptionTests", dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport"]),
+        .testTarget(
+            name: "CacheStoreSecretServiceTests",
+            dependencies: [
+                "CacheStoreSecretService", "CacheStoreEncryption", "CacheStoreSQLite", "CacheStore", "CLibsecret",
+                "TestSupport",
+            ]
+        ),
         .testTarget(
             name: "TokenCacheTests",
             dependencies: ["TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
         ),
         .testTarget(
             name: "TokenCacheInterchangeTests",
-            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TestSupport"]
+            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport"]
         ),
         .testTarget(
             name: "tokencacheTests",
-            dependencies: ["TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite", "TokenCacheInterchange"]
+            dependencies: [
+                "TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite",
+                "CacheStoreLocation", "TokenCacheInterchange", "CacheStoreSecretService",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

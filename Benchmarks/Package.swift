@@ -24,6 +24,8 @@ let package = Package(
                 .product(name: "CacheStoreSQLite", package: tokencache),
                 .product(name: "TokenCache", package: tokencache),
                 .product(name: "TokenCacheSchema", package: tokencache),
+                .product(name: "TokenCacheInterchange", package: tokencache),
+                .product(name: "CacheStoreSecretService", package: tokencache),
             ],
             path: "Benchmarks/TokenCacheBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

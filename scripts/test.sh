@@ -30,6 +30,10 @@ if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/d
     HOME="$scratch/home" XDG_DATA_HOME="$scratch/data" dbus-run-session -- sh -c \
         'printf "tokencache-ci" | gnome-keyring-daemon --unlock --components=secrets >/dev/null &&
          exec swift test --skip-build --disable-xctest'
+elif [ "${CI:-}" = "true" ]; then
+    # In CI the Secret Service tests must run: a missing keyring is a failure, not a skip.
+    echo "error: dbus-run-session or gnome-keyring-daemon is missing; CI must run the Secret Service tests" >&2
+    exit 1
 else
     echo "note: dbus-run-session or gnome-keyring-daemon is missing; Secret Service tests cannot run" >&2
     swift test --skip-build --disable-xctest

@@ -8,4 +8,23 @@ static inline sqlite3_destructor_type tokencache_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
+// An acquire load of a 32-bit word another process may be writing (SQLite's shared-memory WAL
+// index, mapped read-only by the store to notice commits without a query).
+static inline unsigned int tokencache_load_acquire_u32(const void *address) {
+    return __atomic_load_n((const unsigned int *)address, __ATOMIC_ACQUIRE);
+}
+
+// SQLite's own mapping of the first region of a WAL database's shared-memory index (its header is
+// documented in "WAL-Index Format"), reached through the public VFS interface. Valid while the
+// connection stays open. Reusing SQLite's mapping matters: opening and closing another descriptor
+// of the -shm file would drop the process's POSIX locks on it, SQLite's included.
+static inline const void *tokencache_wal_index(sqlite3 *db) {
+    sqlite3_file *file = 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK) return 0;
+    if (file == 0 || file->pMethods == 0 || file->pMethods->iVersion < 2 || file->pMethods->xShmMap == 0) return 0;
+    volatile void *region = 0;
+    if (file->pMethods->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK) return 0;
+    return (const void *)region;
+}
+
 #endif

@@ -79,11 +79,14 @@ public struct ItemIdentity: Sendable, Hashable {
 
     public func hash(into hasher: inout Hasher) {
         // Lengths keep ("ab", "c") and ("a", "bc") apart.
-        for part in [accessGroup, account, service] {
+        func combine(_ part: String) {
             var part = part
             part.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
             hasher.combine(part.utf8.count)
         }
+        combine(accessGroup)
+        combine(account)
+        combine(service)
         hasher.combine(type)
     }
 

@@ -1,17 +1,50 @@
 import CacheStore
+import CacheStoreEncryption
 import CacheStoreSQLite
+import CacheStoreSecretService
+import Foundation
 
 /// Opens the backend a ``StoreSpecification`` names.
 public enum StoreOpener {
     /// Opens (creating if needed) the store for `accessGroups`.
     ///
-    /// Throws the backend's own error (e.g. ``SQLiteStoreError``) when it cannot be opened.
-    public static func open(_ specification: StoreSpecification, accessGroups: AccessGroups) throws -> any ItemStore {
+    /// SQLite stores are opened with encryption at rest, their keys chosen by ``KeySelection``
+    /// from `TOKENCACHE_KEY` (default: the Secret Service when reachable, else a key file beside the
+    /// store). Secret Service stores fail on a locked collection unless a display is available for
+    /// the keyring's unlock prompt.
+    ///
+    /// Throws the backend's own error (e.g. ``SQLiteStoreError``, ``SecretServiceError``,
+    /// ``EncryptionError``) when it cannot be opened.
+    public static func open(
+        _ specification: StoreSpecification,
+        accessGroups: AccessGroups,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        notice: @escaping @Sendable (String) -> Void = StoreOpener.printNotice
+    ) throws -> any ItemStore {
         switch specification {
         case .sqlite(let path):
-            return try SQLiteStore(path: path, accessGroups: accessGroups)
+            let selection = try KeySelection.choose(
+                for: path, policy: try KeyPolicy(environment: environment), environment: environment, notice: notice)
+            return try SQLiteStore(
+                path: path, accessGroups: accessGroups,
+                options: .init(encryption: .init(keySources: selection.sources)))
         case .memory:
             return MemoryStore(accessGroups: accessGroups)
+        case .secretService(let collection):
+            return try SecretServiceStore(
+                accessGroups: accessGroups,
+                options: .init(collection: collection, unlock: unlockPolicy(environment)))
         }
+    }
+
+    /// Prompt for unlocking only where a prompt can be shown (a graphical session).
+    public static func unlockPolicy(_ environment: [String: String]) -> UnlockPolicy {
+        let graphical = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        return graphical ? .prompt : .fail
+    }
+
+    /// Writes a notice to stderr as one `tokencache: note:` line.
+    public static let printNotice: @Sendable (String) -> Void = { message in
+        FileHandle.standardError.write(Data("tokencache: note: \(message)\n".utf8))
     }
 }

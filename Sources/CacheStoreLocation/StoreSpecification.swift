@@ -2,12 +2,16 @@ import CacheStore
 
 /// Which backend holds the items, and where: the value of `--store` or `TOKENCACHE_STORE`.
 ///
-/// Written forms: `sqlite:PATH` (a relative `PATH` is taken from the current directory) and `memory`.
+/// Written forms: `sqlite:PATH` (a relative `PATH` is taken from the current directory), `memory`,
+/// and `secret-service` or `secret-service:COLLECTION` (an alias such as `default` or `session`, or a
+/// collection's label).
 public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
     /// The embedded SQLite store at an absolute file path.
     case sqlite(path: String)
     /// A store that lives only as long as the process.
     case memory
+    /// Items kept in a collection of the Secret Service (the login keyring by default).
+    case secretService(collection: String)
 
     /// Parses the written form.
     ///
@@ -15,6 +19,18 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String, currentDirectory: String) throws(CacheStoreError) {
         if text == "memory" {
             self = .memory
+            return
+        }
+        if text == "secret-service" {
+            self = .secretService(collection: "default")
+            return
+        }
+        if text.hasPrefix("secret-service:") {
+            let collection = String(text.dropFirst("secret-service:".count))
+            guard !collection.isEmpty else {
+                throw .invalidSpecification(text, reason: "secret-service: needs a collection, e.g. secret-service:session, or none for the default")
+            }
+            self = .secretService(collection: collection)
             return
         }
         if text.hasPrefix("sqlite:") {
@@ -25,13 +41,14 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
             self = .sqlite(path: path.hasPrefix("/") ? path : currentDirectory + "/" + path)
             return
         }
-        throw .invalidSpecification(text, reason: "known stores are sqlite:PATH and memory")
+        throw .invalidSpecification(text, reason: "known stores are sqlite:PATH and memory, and secret-service[:COLLECTION]")
     }
 
     public var description: String {
         switch self {
         case .sqlite(let path): return "sqlite:\(path)"
         case .memory: return "memory"
+        case .secretService(let collection): return collection == "default" ? "secret-service" : "secret-service:\(collection)"
         }
     }
 }

@@ -68,6 +68,11 @@ final class SQLiteConnection: @unchecked Sendable {
         return statement.int64(0)
     }
 
+    /// SQLite's mapping of the WAL index's first region, or `nil` (see ``WALIndexWatcher``).
+    var walIndexRegion: UnsafeRawPointer? {
+        tokencache_wal_index(handle).map { UnsafeRawPointer($0) }
+    }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -28,7 +28,25 @@ enum StoreSchema {
         CREATE INDEX items_group_type ON items (access_group, type);
         CREATE INDEX items_group_generic_type ON items (access_group, generic, type);
         """,
+        // 2: encryption at rest. `envelope` says how `data` is stored: 0 plain bytes (v1 rows, and
+        // stores opened without encryption), 1 a `PayloadEnvelope` v1 (AES-256-GCM). `data_keys`
+        // records which key seals each access group (its public id and where it was kept), so a
+        // missing or wrong key is reported as such and never replaced by a new one.
+        """
+        ALTER TABLE items ADD COLUMN envelope INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE data_keys (
+            access_group TEXT PRIMARY KEY,
+            key_id       BLOB NOT NULL,
+            source       TEXT NOT NULL,
+            created      REAL NOT NULL
+        );
+        """,
     ]
+
+    /// `items.envelope` for a payload stored as plain bytes.
+    static let plainEnvelope: Int64 = 0
+    /// `items.envelope` for a payload sealed in a ``PayloadEnvelope`` of version 1.
+    static let sealedEnvelope: Int64 = 1
 
     static var latestVersion: Int32 { Int32(migrations.count) }
 

@@ -1,15 +1,57 @@
 import CacheStore
 import Foundation
+import Synchronization
 import TokenCacheSchema
 
+/// The claims of an ID token, parsed on first use and kept; shared by every copy of the entry.
+final class LazyClaims: Sendable {
+    private let rawToken: String
+    private let parsed = Mutex<JSONObject??>(nil)
+
+    init(rawToken: String) { self.rawToken = rawToken }
+
+    var value: JSONObject? {
+        parsed.withLock { parsed in
+            if let parsed { return parsed }
+            let claims = IdTokenClaims(rawToken: rawToken)?.claims
+            parsed = .some(claims)
+            return claims
+        }
+    }
+}
+
+/// Answers the index has already computed for account listings: built on first request, dropped
+/// whenever the index changes (every mutation gives the index a new memo).
+final class AccountMemo: Sendable {
+    struct Key: Hashable, Sendable {
+        let homeAccountId: String
+        let clientId: String?
+        let environment: String?
+    }
+
+    let homeOrder = Mutex<[String]?>(nil)
+    let accounts = Mutex<[Key: CachedAccount?]>([:])
+
+    /// `compute()` the first time `key` is asked for, the remembered answer afterwards.
+    func account(_ key: Key, _ compute: () -> CachedAccount?) -> CachedAccount? {
+        if let known = accounts.withLock({ $0[key] }) { return known }
+        let account = compute()
+        accounts.withLock { $0[key] = .some(account) }
+        return account
+    }
+}
+
 /// Something the index keeps in lists that follow the store's order.
-protocol Sequenced {
+///
+/// Entries are classes: lookups walk lists of them, and copying a reference is one retain where
+/// copying a decoded credential would be dozens.
+protocol Sequenced: AnyObject {
     var identity: ItemIdentity { get }
-    var sequence: Int { get set }
+    var sequence: Int { get }
 }
 
 /// A credential as the index holds it: decoded once, with the normalized fields lookups compare.
-struct IndexedCredential: Sendable, Sequenced {
+final class IndexedCredential: Sendable, Sequenced {
     let credential: Credential
     /// Where the item is stored (its own attributes, which may differ from the key it would get today).
     let identity: ItemIdentity
@@ -23,16 +65,20 @@ struct IndexedCredential: Sendable, Sequenced {
     let scopes: ScopeSet
     /// `bearer` when the item names none.
     let tokenType: String
-    /// ID tokens only: the claims, parsed once.
-    let claims: JSONObject?
+    /// ID tokens only: the claims, parsed the first time they are asked for (listing accounts), not
+    /// while the index is built (opening a cache).
+    let lazyClaims: LazyClaims?
+
+    var claims: JSONObject? { lazyClaims?.value }
     /// Position in the store's order (first added first); a replaced item keeps its position.
-    var sequence = 0
+    let sequence: Int
 
     var accessTokenKey: CacheIndex.AccessTokenKey {
         CacheIndex.AccessTokenKey(homeAccountId: homeAccountId, clientId: clientId, realm: realm)
     }
 
-    init(_ credential: Credential, identity: ItemIdentity) {
+    init(_ credential: Credential, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.credential = credential
         self.identity = identity
         homeAccountId = norm(credential.homeAccountId ?? "")
@@ -43,13 +89,13 @@ struct IndexedCredential: Sendable, Sequenced {
         scopes = ScopeSet(credential.target ?? "")
         tokenType = norm(credential.tokenType ?? "bearer")
         switch credential.credentialType {
-        case .idToken, .v1IdToken: claims = IdTokenClaims(rawToken: credential.secret)?.claims
-        default: claims = nil
+        case .idToken, .v1IdToken: lazyClaims = LazyClaims(rawToken: credential.secret)
+        default: lazyClaims = nil
         }
     }
 }
 
-struct IndexedAccount: Sendable, Sequenced {
+final class IndexedAccount: Sendable, Sequenced {
     let account: Account
     let identity: ItemIdentity
     let homeAccountId: String
@@ -57,9 +103,10 @@ struct IndexedAccount: Sendable, Sequenced {
     let realm: String
     /// Normalized.
     let username: String?
-    var sequence = 0
+    let sequence: Int
 
-    init(_ account: Account, identity: ItemIdentity) {
+    init(_ account: Account, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.account = account
         self.identity = identity
         homeAccountId = norm(account.homeAccountId ?? "")
@@ -70,7 +117,7 @@ struct IndexedAccount: Sendable, Sequenced {
 }
 
 /// A legacy ADAL token entry as the index holds it.
-struct IndexedLegacyToken: Sendable, Sequenced {
+final class IndexedLegacyToken: Sendable, Sequenced {
     let item: LegacyTokenCacheItem
     let identity: ItemIdentity
     /// The user the entry is stored for: the account attribute decoded, else the ID token's
@@ -83,9 +130,10 @@ struct IndexedLegacyToken: Sendable, Sequenced {
     /// Normalized; empty when the entry does not say (ADAL before IdentityCore).
     let homeAccountId: String
     let claims: JSONObject?
-    var sequence = 0
+    let sequence: Int
 
-    init(_ item: LegacyTokenCacheItem, identity: ItemIdentity) {
+    init(_ item: LegacyTokenCacheItem, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.item = item
         self.identity = identity
         userId = norm(LegacyCacheKey.userId(ofAccount: identity.account) ?? item.userId ?? "")
@@ -102,14 +150,15 @@ struct IndexedLegacyToken: Sendable, Sequenced {
     var hasRefreshToken: Bool { item.kind != .accessToken }
 }
 
-struct IndexedAppMetadata: Sendable, Sequenced {
+final class IndexedAppMetadata: Sendable, Sequenced {
     let metadata: AppMetadata
     let identity: ItemIdentity
     let clientId: String
     let environment: String
-    var sequence = 0
+    let sequence: Int
 
-    init(_ metadata: AppMetadata, identity: ItemIdentity) {
+    init(_ metadata: AppMetadata, identity: ItemIdentity, sequence: Int = 0) {
+        self.sequence = sequence
         self.metadata = metadata
         self.identity = identity
         clientId = norm(metadata.clientId ?? "")
@@ -201,9 +250,15 @@ struct CacheIndex: Sendable {
         accountsByHomeAccount[homeAccountId] ?? []
     }
 
+    /// Remembered account listings; replaced by every change to the index.
+    private(set) var memo = AccountMemo()
+
     /// Home account ids in the store's order of their first account record.
     var homeAccountOrder: [String] {
-        accountsByHomeAccount.sorted { $0.value[0].sequence < $1.value[0].sequence }.map(\.key)
+        if let order = memo.homeOrder.withLock({ $0 }) { return order }
+        let order = accountsByHomeAccount.sorted { $0.value[0].sequence < $1.value[0].sequence }.map(\.key)
+        memo.homeOrder.withLock { $0 = order }
+        return order
     }
 
     /// Applies a batch the engine committed, in order, exactly as the store applied it.
@@ -231,6 +286,7 @@ struct CacheIndex: Sendable {
     /// Adds `item` with its entry when already decoded (in store order, so the entry's sequence is
     /// the position it was decoded for).
     private mutating func insert(_ item: StoreItem, decoded: Entry?) {
+        memo = AccountMemo()
         let identity = item.identity
         let sequence: Int
         if let existing = entries[identity] {
@@ -283,6 +339,7 @@ struct CacheIndex: Sendable {
     /// Takes out whatever `identity` contributed.
     mutating func remove(_ identity: ItemIdentity) {
         guard let (_, _, entry) = entries.removeValue(forKey: identity) else { return }
+        memo = AccountMemo()
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
             guard var list = map[key] else { return }
             list.removeAll(where: matches)
@@ -322,17 +379,11 @@ struct CacheIndex: Sendable {
         switch decoded {
         case .credential(let credential):
             if credential.isTombstone { return .tombstone }
-            var indexed = IndexedCredential(credential, identity: identity)
-            indexed.sequence = sequence
-            return .credential(indexed)
+            return .credential(IndexedCredential(credential, identity: identity, sequence: sequence))
         case .account(let account):
-            var indexed = IndexedAccount(account, identity: identity)
-            indexed.sequence = sequence
-            return .account(indexed)
+            return .account(IndexedAccount(account, identity: identity, sequence: sequence))
         case .appMetadata(let metadata):
-            var indexed = IndexedAppMetadata(metadata, identity: identity)
-            indexed.sequence = sequence
-            return .appMetadata(indexed)
+            return .appMetadata(IndexedAppMetadata(metadata, identity: identity, sequence: sequence))
         case .accountMetadata(let metadata):
             return .accountMetadata(metadata)
         case .other(.legacyADAL):
@@ -344,9 +395,7 @@ struct CacheIndex: Sendable {
             }
             // ADAL 2.x and IdentityCore delete tombstoned entries when they meet them.
             if legacy.isTombstone { return .tombstone }
-            var indexed = IndexedLegacyToken(legacy, identity: identity)
-            indexed.sequence = sequence
-            return .legacyToken(indexed)
+            return .legacyToken(IndexedLegacyToken(legacy, identity: identity, sequence: sequence))
         case .other:
             return .other
         }

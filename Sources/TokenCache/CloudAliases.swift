@@ -48,22 +48,40 @@ public struct CloudAliases: Sendable {
             aliases: ["login.sovcloud-identity.sg"]),
     ])
 
-    private let cloudByHost: [String: Cloud]
+    private let clouds: [Cloud]
+    /// Position in ``clouds`` by lower-cased host.
+    private let cloudByHost: [String: Int]
+    /// ``aliases(for:)`` of every known host, computed once: lookups ask for them constantly.
+    private let aliasesByHost: [String: [String]]
 
     /// A table of `clouds`; a host listed twice belongs to the first cloud naming it.
     public init(clouds: [Cloud]) {
-        var table: [String: Cloud] = [:]
-        for cloud in clouds {
+        self.clouds = clouds
+        var table: [String: Int] = [:]
+        for (position, cloud) in clouds.enumerated() {
             for host in cloud.aliases + [cloud.preferredCache] where table[host.lowercased()] == nil {
-                table[host.lowercased()] = cloud
+                table[host.lowercased()] = position
             }
         }
         cloudByHost = table
+        var lists: [String: [String]] = [:]
+        for (host, position) in table {
+            let cloud = clouds[position]
+            var list = [cloud.preferredCache.lowercased()]
+            if host != list[0] { list.append(host) }
+            for alias in cloud.aliases.map({ $0.lowercased() }) where !list.contains(alias) { list.append(alias) }
+            lists[host] = list
+        }
+        aliasesByHost = lists
     }
 
     /// The cloud `environment` belongs to, if known (case-insensitive).
     public func cloud(for environment: String) -> Cloud? {
-        cloudByHost[environment.lowercased()]
+        position(of: environment).map { clouds[$0] }
+    }
+
+    private func position(of environment: String) -> Int? {
+        cloudByHost[environment] ?? cloudByHost[environment.lowercased()]
     }
 
     /// The host items for `environment` are written under: its cloud's preferred cache host, or the
@@ -75,19 +93,15 @@ public struct CloudAliases: Sendable {
     /// Every host that names the same cloud as `environment`, lower-cased, preferred cache first, then
     /// the environment asked for, then the others — the order MSAL searches in.
     public func aliases(for environment: String) -> [String] {
+        if let list = aliasesByHost[environment] { return list }
         let asked = environment.lowercased()
-        guard let cloud = cloud(for: asked) else { return [asked] }
-        var result = [cloud.preferredCache]
-        if asked != cloud.preferredCache { result.append(asked) }
-        for alias in cloud.aliases where !result.contains(alias) { result.append(alias) }
-        return result
+        return aliasesByHost[asked] ?? [asked]
     }
 
     /// Whether the two hosts name the same cloud (or are equal, ignoring case).
     public func areAliases(_ first: String, _ second: String) -> Bool {
-        let a = first.lowercased(), b = second.lowercased()
-        if a == b { return true }
-        guard let cloud = cloud(for: a) else { return false }
-        return cloud == self.cloud(for: b)
+        if first == second { return true }
+        guard let cloud = position(of: first) else { return first.lowercased() == second.lowercased() }
+        return cloud == position(of: second)
     }
 }

@@ -12,11 +12,22 @@ struct ScopeSet: Sendable, Hashable {
     }
 
     init(_ scopes: [String]) {
-        self.init(scopes.joined(separator: " "))
+        var set = Set<String>(minimumCapacity: scopes.count)
+        for scope in scopes {
+            if scope.utf8.contains(UInt8(ascii: " ")) {
+                for part in scope.split(separator: " ") where !part.isEmpty { set.insert(norm(String(part))) }
+            } else if !scope.isEmpty {
+                set.insert(norm(scope))
+            }
+        }
+        set.remove("")
+        normalized = set
     }
 
     /// The set without the reserved OIDC scopes.
-    var withoutReserved: ScopeSet { ScopeSet(normalized: normalized.subtracting(Self.reserved)) }
+    var withoutReserved: ScopeSet {
+        normalized.isDisjoint(with: Self.reserved) ? self : ScopeSet(normalized: normalized.subtracting(Self.reserved))
+    }
 
     private init(normalized: Set<String>) { self.normalized = normalized }
 

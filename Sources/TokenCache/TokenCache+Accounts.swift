@@ -15,7 +15,10 @@ extension TokenCache {
     /// account already stands for them (same home account id, or same username when the entry has
     /// none) or the app signed them out; with `clientId`, only entries of that app or its family count.
     public func accounts(clientId: String? = nil, environment: String? = nil) throws -> [CachedAccount] {
-        let index = try currentIndex()
+        try withIndex { index in try accounts(clientId: clientId, environment: environment, in: index) }
+    }
+
+    func accounts(clientId: String?, environment: String?, in index: CacheIndex) throws -> [CachedAccount] {
         var seen = Set<String>()
         let unified = index.homeAccountOrder.filter { seen.insert($0).inserted }.compactMap {
             cachedAccount(homeAccountId: $0, clientId: clientId, environment: environment, index: index)
@@ -26,7 +29,10 @@ extension TokenCache {
     /// The account with this home account id (`uid.utid`, any case), if it is in the cache (and,
     /// with `clientId`, signed in to that app).
     public func account(identifier: String, clientId: String? = nil, environment: String? = nil) throws -> CachedAccount? {
-        let index = try currentIndex()
+        try withIndex { index in try account(identifier: identifier, clientId: clientId, environment: environment, in: index) }
+    }
+
+    func account(identifier: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
         let home = norm(identifier)
         if let account = cachedAccount(homeAccountId: home, clientId: clientId, environment: environment, index: index) {
             return account
@@ -38,7 +44,10 @@ extension TokenCache {
 
     /// The first account whose username equals `username` ignoring case and surrounding spaces.
     public func account(username: String, clientId: String? = nil, environment: String? = nil) throws -> CachedAccount? {
-        let index = try currentIndex()
+        try withIndex { index in try account(username: username, clientId: clientId, environment: environment, in: index) }
+    }
+
+    func account(username: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
         for homeAccountId in homeAccountIds(for: .username(username), in: index) {
             if let account = cachedAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index) {
                 return account
@@ -109,6 +118,13 @@ extension TokenCache {
     }
 
     private func cachedAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
+        // Listings are asked for again and again between writes: each answer is built once.
+        index.memo.account(.init(homeAccountId: homeAccountId, clientId: clientId, environment: environment)) {
+            buildAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index)
+        }
+    }
+
+    private func buildAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
         var records = index.accounts(homeAccountId: homeAccountId)
         var aliases: [String]?
         if let environment {
@@ -120,31 +136,51 @@ extension TokenCache {
         if let clientId, !isSignedIn(homeAccountId: homeAccountId, clientId: clientId, aliases: aliases, index: index) {
             return nil
         }
-        let homeTenant = homeAccountId.split(separator: ".").last.map(String.init)
-        let client = clientId.map(norm)
+        let client = clientId.map { norm($0) }
+        let idTokens = index.idTokens[homeAccountId] ?? []
         var profiles: [CachedAccount.TenantProfile] = []
-        var realms = Set<String>()
-        for record in records where realms.insert(record.realm).inserted {
-            let idTokens = (index.idTokens[homeAccountId] ?? []).filter {
-                $0.realm == record.realm && configuration.clouds.areAliases($0.environment, record.environment)
+        profiles.reserveCapacity(records.count)
+        var primary: IndexedAccount?
+        for record in records where !profiles.contains(where: { $0.realm == record.realm }) {
+            let isHome = Self.isHomeTenant(record.realm, of: homeAccountId)
+            if isHome && primary == nil { primary = record }
+            // The app's own ID token for the tenant, else any app's.
+            var idToken: IndexedCredential?
+            for token in idTokens where token.realm == record.realm
+                && configuration.clouds.areAliases(token.environment, record.environment)
+            {
+                if token.clientId == client {
+                    idToken = token
+                    break
+                }
+                if idToken == nil { idToken = token }
             }
-            let idToken = idTokens.first { $0.clientId == client } ?? idTokens.first
             profiles.append(CachedAccount.TenantProfile(
                 realm: record.realm,
                 localAccountId: record.account.localAccountId,
-                isHomeTenant: record.realm == homeTenant,
+                isHomeTenant: isHome,
                 idTokenClaims: idToken?.claims,
                 account: record.account,
                 identity: record.identity))
         }
-        let primary = records.first { $0.realm == homeTenant } ?? records[0]
+        let primaryRecord = primary ?? records[0]
         return CachedAccount(
             homeAccountId: homeAccountId,
-            environment: primary.environment,
-            username: primary.account.username ?? records.lazy.compactMap(\.account.username).first,
-            name: primary.account.name ?? records.lazy.compactMap(\.account.name).first,
+            environment: primaryRecord.environment,
+            username: primaryRecord.account.username ?? records.lazy.compactMap(\.account.username).first,
+            name: primaryRecord.account.name ?? records.lazy.compactMap(\.account.name).first,
             tenantProfiles: profiles,
             source: .unified)
+    }
+
+    /// Whether `realm` is the `utid` of `homeAccountId` (`uid.utid`): the part after its last dot,
+    /// compared without allocating.
+    static func isHomeTenant(_ realm: String, of homeAccountId: String) -> Bool {
+        let home = homeAccountId.utf8
+        let tenant = realm.utf8
+        guard !tenant.isEmpty, home.count > tenant.count, home.suffix(tenant.count).elementsEqual(tenant) else { return false }
+        return home[home.index(home.endIndex, offsetBy: -tenant.count - 1)] == UInt8(ascii: ".")
+            && !tenant.contains(UInt8(ascii: "."))
     }
 
     private func isSignedIn(homeAccountId: String, clientId: String, aliases: [String]?, index: CacheIndex) -> Bool {

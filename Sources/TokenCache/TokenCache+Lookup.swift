@@ -13,7 +13,10 @@ extension TokenCache {
     /// ``Configuration/expirationBuffer`` seconds early, and one whose `cached_at` lies in the future
     /// counts as expired. Among several matches the one that expires last wins.
     public func accessToken(_ query: AccessTokenQuery) throws -> FoundAccessToken? {
-        let index = try currentIndex()
+        try withIndex { index in try accessToken(query, in: index) }
+    }
+
+    func accessToken(_ query: AccessTokenQuery, in index: CacheIndex) throws -> FoundAccessToken? {
         let homeAccountId = norm(query.homeAccountId)
         let realm = resolvedRealm(query.realm, homeAccountId: homeAccountId)
         let candidates: [IndexedCredential]
@@ -68,7 +71,10 @@ extension TokenCache {
     /// the family-keyed refresh token (2002 with `family_id`) or a single-model `FamilyRefreshToken`
     /// (2008), whichever the configuration prefers first.
     public func refreshToken(_ query: RefreshTokenQuery) throws -> StoredCredential? {
-        let index = try currentIndex()
+        try withIndex { index in try refreshToken(query, in: index) }
+    }
+
+    func refreshToken(_ query: RefreshTokenQuery, in index: CacheIndex) throws -> StoredCredential? {
         let aliases = query.environment.map { Set(configuration.clouds.aliases(for: $0)) }
         let clientId = norm(query.clientId)
         let familyId = query.familyId.map(norm)
@@ -131,20 +137,26 @@ extension TokenCache {
     /// The family comes from the app's metadata; an app whose metadata says it is in no family gets
     /// none, and an app without metadata is assumed to be in family `"1"`, as MSAL assumes.
     public func familyRefreshToken(homeAccountId: String, clientId: String, environment: String? = nil) throws -> StoredCredential? {
-        let familyId: String
-        if let metadata = try appMetadata(clientId: clientId, environment: environment) {
-            guard let id = metadata.familyId, !id.isEmpty else { return nil }
-            familyId = id
-        } else {
-            familyId = "1"
+        try withIndex { index in
+            let familyId: String
+            if let metadata = try appMetadata(clientId: clientId, environment: environment, in: index) {
+                guard let id = metadata.familyId, !id.isEmpty else { return nil }
+                familyId = id
+            } else {
+                familyId = "1"
+            }
+            return try refreshToken(
+                RefreshTokenQuery(subject: .homeAccountId(homeAccountId), clientId: clientId, familyId: familyId, environment: environment),
+                in: index)
         }
-        return try refreshToken(RefreshTokenQuery(
-            subject: .homeAccountId(homeAccountId), clientId: clientId, familyId: familyId, environment: environment))
     }
 
     /// The ID token of an account for a client and tenant (any tenant when `realm` is `nil`).
     public func idToken(homeAccountId: String, clientId: String, environment: String, realm: String? = nil) throws -> StoredCredential? {
-        let index = try currentIndex()
+        try withIndex { index in try idToken(homeAccountId: homeAccountId, clientId: clientId, environment: environment, realm: realm, in: index) }
+    }
+
+    func idToken(homeAccountId: String, clientId: String, environment: String, realm: String?, in index: CacheIndex) throws -> StoredCredential? {
         let home = norm(homeAccountId)
         let aliases = configuration.clouds.aliases(for: environment)
         let realm = resolvedRealm(realm, homeAccountId: home)
@@ -159,7 +171,10 @@ extension TokenCache {
 
     /// The app metadata of a client (in any environment when `environment` is `nil`, else any alias).
     public func appMetadata(clientId: String, environment: String? = nil) throws -> AppMetadata? {
-        let index = try currentIndex()
+        try withIndex { index in try appMetadata(clientId: clientId, environment: environment, in: index) }
+    }
+
+    func appMetadata(clientId: String, environment: String?, in index: CacheIndex) throws -> AppMetadata? {
         let entries = index.appMetadata[norm(clientId)] ?? []
         guard let environment else { return entries.first?.metadata }
         let aliases = configuration.clouds.aliases(for: environment)
@@ -179,7 +194,7 @@ extension TokenCache {
     func resolvedRealm(_ realm: String?, homeAccountId: String) -> String? {
         guard let realm else { return nil }
         let normalized = norm(realm)
-        guard ["common", "organizations", "consumers"].contains(normalized),
+        guard normalized == "common" || normalized == "organizations" || normalized == "consumers",
             let dot = homeAccountId.lastIndex(of: ".")
         else { return normalized }
         let homeTenant = String(homeAccountId[homeAccountId.index(after: dot)...])

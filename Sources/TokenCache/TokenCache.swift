@@ -81,6 +81,19 @@ public final class TokenCache: Sendable {
         self.writeAccessGroup = group
     }
 
+    /// Runs `body` on the index for the store's current content: in place, under the engine's lock,
+    /// when no writer committed since it was built (the hot path: no copy, no store read); after
+    /// re-reading the store otherwise. `body` must not call back into the engine.
+    func withIndex<R>(_ body: (CacheIndex) throws -> R) throws -> R {
+        let stamp = try store.changeStamp()
+        var result: R?
+        try state.withLock { state in
+            if state.stamp == stamp { result = try body(state.index) }
+        }
+        if let result { return result }
+        return try body(try currentIndex())
+    }
+
     /// The index for the store's current content, re-read only when another writer committed.
     func currentIndex() throws -> CacheIndex {
         let stamp = try store.changeStamp()

@@ -90,6 +90,9 @@ public struct CacheInterchange: Sendable {
             return try MSALJSONWriter.document(for: items, mergingInto: existing, source: source)
         case .keychainItems:
             return (KeychainItemsFormat.encode(items), ExportReport(exported: items.count))
+        case .adalV3:
+            let (entries, skipped) = ADALExport.entries(for: items)
+            return (ADALNetV3Blob.write(entries), ExportReport(exported: entries.count, skipped: skipped))
         }
     }
 

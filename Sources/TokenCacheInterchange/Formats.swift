@@ -1,4 +1,5 @@
 import Foundation
+import KeyedArchive
 import TokenCacheSchema
 
 /// A file format the store can import.
@@ -13,16 +14,29 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable, CustomString
     case msalV2 = "msal-v2"
     /// Raw store items, lossless: a JSON array of `{access_group, account, service, generic, type, data}`.
     case keychainItems = "keychain-items"
+    /// The ADAL.NET v3 binary blob (ADAL.NET 3–5, and MSAL.NET's legacy cache).
+    case adalV3 = "adal-v3"
+    /// ADAL for macOS's serialized cache (a keyed archive of `ADTokenCacheStoreItem`s).
+    case adalMacOS = "adal-macos"
 
     public var description: String { rawValue }
 
     /// Recognizes a format by content, or `nil` when the content is none of them.
     ///
-    /// A JSON object is MSAL unified JSON; a JSON array whose elements have `Key` and `Value` is the
-    /// MSAL.NET 2.x dictionary; any other array (including an empty one) is keychain items.
+    /// A blob starting with the little-endian version 3 is ADAL.NET's; a binary property list is
+    /// ADAL macOS's archive; a JSON object is MSAL unified JSON; a JSON array whose elements have
+    /// `Key` and `Value` is the MSAL.NET 2.x dictionary; any other array (including an empty one)
+    /// is keychain items.
     public static func detect(_ data: Data) -> ImportFormat? {
+        if let binary = detectBinary(data) { return binary }
         guard let value = try? JSONValue.parse(data) else { return nil }
         return detect(value)
+    }
+
+    static func detectBinary(_ data: Data) -> ImportFormat? {
+        if ADALNetV3Blob.looksLikeBlob(data) { return .adalV3 }
+        if KeyedArchive.isKeyedArchive(data) { return .adalMacOS }
+        return nil
     }
 
     static func detect(_ value: JSONValue) -> ImportFormat? {
@@ -46,6 +60,8 @@ public enum ExportFormat: String, Sendable, Hashable, CaseIterable, CustomString
     case msalJSON = "msal-json"
     /// Raw store items, lossless.
     case keychainItems = "keychain-items"
+    /// The ADAL.NET v3 blob: the users' refresh tokens, for ADAL.NET apps.
+    case adalV3 = "adal-v3"
 
     public var description: String { rawValue }
 }

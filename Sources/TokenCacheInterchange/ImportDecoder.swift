@@ -53,6 +53,11 @@ public enum ImportDecoder {
         progress: ((Int, Int) -> Void)? = nil
     ) throws(InterchangeError) -> DecodedImport {
         guard data.count <= sizeLimit else { throw .tooLarge(source: source, size: data.count, limit: sizeLimit) }
+        switch format ?? ImportFormat.detectBinary(data) {
+        case .adalV3?: return try ADALImport.decodeADALNetV3(data, source: source, accessGroup: accessGroup, progress: progress)
+        case .adalMacOS?: return try ADALImport.decodeADALMacOS(data, source: source, accessGroup: accessGroup, progress: progress)
+        default: break
+        }
         let value: JSONValue
         do {
             value = try JSONValue.parse(data)
@@ -62,7 +67,7 @@ public enum ImportDecoder {
         guard let chosen = format ?? ImportFormat.detect(value) else {
             throw .unrecognizedFormat(
                 source: source,
-                expected: "in a format tokencache imports (an MSAL JSON object, an MSAL.NET 2.x array of Key/Value pairs, or keychain items)")
+                expected: "in a format tokencache imports (an MSAL JSON object, an MSAL.NET 2.x array of Key/Value pairs, keychain items, an ADAL.NET v3 blob or an ADAL macOS archive)")
         }
         switch chosen {
         case .msalJSON:
@@ -75,6 +80,8 @@ public enum ImportDecoder {
                 throw .unrecognizedFormat(source: source, expected: "the MSAL.NET 2.x format: its root must be an array, found \(value.kindName)")
             }
             return try decodeMSALV2(elements, source: source, accessGroup: accessGroup, progress: progress)
+        case .adalV3, .adalMacOS:
+            preconditionFailure("binary formats are decoded above")
         case .keychainItems:
             var bytes = data
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }

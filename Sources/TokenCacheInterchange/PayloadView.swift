@@ -1,11 +1,14 @@
 import CacheStore
 import Foundation
+import KeyedArchive
 import TokenCacheSchema
 
 /// How `tokencache dump` shows an item: its attributes and its payload decoded, secrets hidden.
 public enum PayloadView {
     /// Payload members that hold tokens, compared case-insensitively, at any depth.
-    public static let secretMembers: Set<String> = ["secret", "access_token", "refresh_token", "id_token", "accesstoken", "refreshtoken", "idtoken"]
+    public static let secretMembers: Set<String> = [
+        "secret", "access_token", "refresh_token", "id_token", "accesstoken", "refreshtoken", "idtoken", "rawidtoken",
+    ]
 
     /// The marker shown in place of a secret string: `<redacted: 812 chars>`.
     public static func marker(for secret: String) -> String {
@@ -34,8 +37,9 @@ public enum PayloadView {
 
     /// The item as a JSON object: `access_group`, `account`, `service`, `generic` (a UTF-8 string,
     /// `{"base64": …}` or `null`), `type`, `created`, `modified`, and `payload`, the decoded JSON
-    /// payload with secrets redacted unless `revealSecrets`. A payload that is not JSON (a legacy
-    /// keyed archive) is shown as `data`: Base64 when revealed, else a marker with its size.
+    /// payload with secrets redacted unless `revealSecrets`. A keyed archive (a legacy ADAL item) is
+    /// decoded too, as `{"$class": …, <fields>}` with dates in ISO 8601 and bytes as `{"base64": …}`.
+    /// Any other payload is shown as `data`: Base64 when revealed, else a marker with its size.
     public static func object(for item: StoreItem, revealSecrets: Bool) -> JSONObject {
         var object: JSONObject = [
             "access_group": .string(item.accessGroup),
@@ -57,10 +61,34 @@ public enum PayloadView {
         if let modified = item.modified { object["modified"] = .string(modified.formatted(style)) }
         if let payload = try? JSONValue.parse(item.data, allowTrailingCommas: false) {
             object["payload"] = revealSecrets ? payload : redacted(payload)
+        } else if KeyedArchive.isKeyedArchive(item.data), let archived = try? KeyedArchive.decode(item.data) {
+            let payload = json(archived)
+            object["payload"] = revealSecrets ? payload : redacted(payload)
         } else {
             object["data"] = .string(revealSecrets ? item.data.base64EncodedString() : "<redacted: \(item.data.count) bytes>")
         }
         return object
+    }
+
+    /// An archived value as JSON, for display.
+    static func json(_ value: ArchivedValue) -> JSONValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .integer(let number): return .number(JSONNumber(number))
+        case .real(let number): return JSONNumber(text: String(number)).map(JSONValue.number) ?? .string(String(number))
+        case .string(let text): return .string(text)
+        case .date(let date): return .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        case .data(let bytes): return ["base64": .string(bytes.base64EncodedString())]
+        case .array(_, let values): return .array(values.map(json))
+        case .dictionary(_, let keys, let values):
+            if keys.allSatisfy({ $0.stringValue != nil }) {
+                return .object(JSONObject(zip(keys, values).map { ($0.stringValue!, json($1)) }))
+            }
+            return .array(zip(keys, values).map { .object(["key": json($0), "value": json($1)]) })
+        case .object(let object):
+            return .object(JSONObject([("$class", JSONValue.string(object.className))] + object.fields.map { ($0.key, json($0.value)) }))
+        }
     }
 
     /// Pretty-printed JSON: two-space indentation, members in their order, a newline at the end.

@@ -177,6 +177,11 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
         guard case .object(let object) = root else {
             throw .invalidField("root", reason: "is not an archived object", item: nil)
         }
+        try self.init(archivedObject: object)
+    }
+
+    /// Reads an entry already decoded from a larger archive (ADAL's macOS cache holds many).
+    public init(archivedObject object: ArchivedObject) throws(SchemaError) {
         guard Self.acceptedClassNames.contains(object.className) else {
             throw .invalidField("root", reason: "is a \(object.className), not an ADAL token cache item", item: nil)
         }

@@ -7,12 +7,13 @@ extension ExportFormat: ExpressibleByArgument {}
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Export the store as an MSAL JSON cache or as raw keychain items.",
+        abstract: "Export the store as an MSAL JSON cache, raw keychain items or an ADAL.NET v3 blob.",
         discussion: """
             msal-json writes the form MSAL.NET writes (MSAL Python, Node, Java and Go read it too). \
             Exporting into an existing MSAL JSON file merges: its entries that the store does not \
             have, and other SDKs' top-level nodes, are kept. keychain-items writes every item of the \
-            store's access groups, losslessly. Files are replaced atomically and created with mode \
+            store's access groups, losslessly. adal-v3 writes the users' refresh tokens as the \
+            ADAL.NET v3 blob, for ADAL.NET apps. Files are replaced atomically and created with mode \
             0600. The output holds tokens: without --output it goes to standard output, which must \
             not be a terminal.
             """)

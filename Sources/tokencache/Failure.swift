@@ -1,6 +1,8 @@
 import ArgumentParser
 import CacheStore
+import CacheStoreEncryption
 import CacheStoreSQLite
+import CacheStoreSecretService
 import Foundation
 import TokenCache
 import TokenCacheInterchange
@@ -39,6 +41,14 @@ func status(for error: any Error) -> Int32 {
         case .sqlite(let sqlite) where sqlite.code == 26 /* SQLITE_NOTADB */ || sqlite.code == 11 /* SQLITE_CORRUPT */:
             return Status.dataError
         case .sqlite, .cannotCreate: return Status.ioError
+        }
+    case let error as SecretServiceError:
+        if case .corruptPartition = error { return Status.dataError }
+        return Status.ioError
+    case let error as EncryptionError:
+        switch error {
+        case .authenticationFailed, .sealedWithAnotherKey, .unsupportedEnvelope, .malformedEnvelope: return Status.dataError
+        case .keyUnavailable, .storeOpenedWithoutKey, .malformedKey, .sealFailed, .keyFile: return Status.ioError
         }
     case is KeychainItemsFormatError, is SchemaError:
         return Status.dataError

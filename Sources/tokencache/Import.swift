@@ -34,7 +34,8 @@ struct Import: ParsableCommand {
         discussion: """
             Formats: msal-json (the unified JSON cache of MSAL.NET, Python, Node, Java and Go), msal-v2 \
             (MSAL.NET 2.x), keychain-items (raw items, as `export --format keychain-items` writes \
-            them). auto recognizes the format by content. Entries are keyed by their fields, not by \
+            them), adal-v3 (the ADAL.NET v3 blob), adal-macos (ADAL for macOS's serialized cache); \
+            ADAL tokens become legacy ADAL items, where MSAL finds ADAL users. auto recognizes the format by content. Entries are keyed by their fields, not by \
             the keys in the file. A file that cannot be read in full imports nothing and exits 65 \
             with a message naming the file and the place; the store is unchanged.
             """)

@@ -1,12 +1,23 @@
 import Testing
 import CacheStore
 import CacheStoreSQLite
+import CacheStoreSecretService
 import Foundation
 
 /// A backend under test, and how to open a fresh store of it.
 enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case memory
     case sqlite
+    case secretService
+
+    /// Every backend this machine can run. The Secret Service needs a D-Bus session with a keyring
+    /// (`scripts/test.sh` starts one); outside one it is left out locally, but never in CI
+    /// (`CI=true`), where a missing session makes its tests fail instead of vanish.
+    static var allCases: [Backend] {
+        let environment = ProcessInfo.processInfo.environment
+        if SessionBus.address() != nil || environment["CI"] == "true" { return [.memory, .sqlite, .secretService] }
+        return [.memory, .sqlite]
+    }
 
     var testDescription: String { rawValue }
 
@@ -23,6 +34,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 path: directory.appendingPathComponent("cache.sqlite").path,
                 accessGroups: accessGroups,
                 options: .init(maximumDataSize: maximumDataSize))
+        case .secretService:
+            // The login keyring of the test session; a fresh namespace makes a fresh, empty store.
+            return try SecretServiceStore(
+                accessGroups: accessGroups,
+                options: .init(namespace: "conformance-\(UUID().uuidString)", maximumDataSize: maximumDataSize))
         }
     }
 }

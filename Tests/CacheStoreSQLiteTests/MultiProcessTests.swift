@@ -1,5 +1,5 @@
 import CacheStore
-import CacheStoreSQLite
+@testable import CacheStoreSQLite
 import Foundation
 import TestSupport
 import Testing
@@ -70,6 +70,23 @@ struct MultiProcessTests {
             #expect(try store.integrityCheck().isEmpty)
         }
         #expect(acknowledged >= 20)
+    }
+
+    @Test("every commit by another process changes the stamp, also when it is checked without a query")
+    func everyOtherProcessCommitChangesTheStamp() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("cache.sqlite")
+        let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
+        #expect(store.watchesWALIndex, "the WAL index header is readable")
+        for round in 0..<15 {
+            let before = try store.changeStamp()
+            #expect(try store.changeStamp() == before, "no commit, no change")
+            let writer = try ChildProcess("store-worker", ["save", path, "g", "someone", "item-\(round)"])
+            #expect(writer.wait().status == 0)
+            #expect(try store.changeStamp() != before, "round \(round)")
+            #expect(try store.items(matching: ItemQuery(account: "someone")).count == round + 1)
+        }
     }
 
     @Test("a commit by another process changes the stamp and is visible to the next query")

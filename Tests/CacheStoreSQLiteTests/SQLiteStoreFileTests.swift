@@ -42,13 +42,13 @@ struct SQLiteStoreFileTests {
         do {
             let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
             try store.save(StoreItem(accessGroup: "g", account: "a", service: "s", generic: Data(), type: nil, data: Data("x".utf8)))
-            #expect(try store.schemaVersion() == 1)
+            #expect(try store.schemaVersion() == 2)
         }
         let reopened = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         let item = try #require(try reopened.allItems().first)
         #expect(item.generic == Data())
         #expect(item.type == nil)
-        #expect(try reopened.schemaVersion() == 1)
+        #expect(try reopened.schemaVersion() == 2)
     }
 
     @Test func storeOpenedForOneGroupDoesNotSeeAnotherGroupsItemsInTheSameFile() throws {
@@ -91,7 +91,7 @@ struct SQLiteStoreFileTests {
             _ = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         } throws: { error in
             guard case SQLiteStoreError.newerSchema(_, let found, let supported) = error else { return false }
-            return found == 99 && supported == 1
+            return found == 99 && supported == 2
         }
     }
 

@@ -20,6 +20,7 @@ public final class ChildProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer = Data()
     private let errors = Pipe()
+    private let outputPipe = Pipe()
 
     /// Starts `program` (a product name such as `store-worker`) with `arguments`.
     ///
@@ -28,8 +29,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.executableURL = Self.productsDirectory.appendingPathComponent(program)
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let output = Pipe()
-        process.standardOutput = output
+        process.standardOutput = outputPipe
         process.standardError = errors
         if let input {
             let pipe = Pipe()
@@ -39,7 +39,7 @@ public final class ChildProcess: @unchecked Sendable {
         } else {
             process.standardInput = FileHandle.nullDevice
         }
-        output.fileHandleForReading.readabilityHandler = { [weak self] handle in
+        outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let chunk = handle.availableData
             guard !chunk.isEmpty else {
                 handle.readabilityHandler = nil  // end of file
@@ -62,7 +62,10 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait() -> (status: Int32, errors: String) {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.05)  // let the last stdout chunk arrive
+        // Take over from the handler and read what it has not delivered yet, up to end of file.
+        outputPipe.fileHandleForReading.readabilityHandler = nil
+        let rest = outputPipe.fileHandleForReading.readDataToEndOfFile()
+        lock.withLock { buffer.append(rest) }
         return (process.terminationStatus, message)
     }
 

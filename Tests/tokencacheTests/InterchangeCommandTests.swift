@@ -1,9 +1,11 @@
 import CacheStore
+import CacheStoreLocation
 import CacheStoreSQLite
 import Foundation
 import TestSupport
 import Testing
 import TokenCacheSchema
+import TokenCacheInterchange
 
 /// `import`, `export` and `dump` as a user runs them.
 @Suite("tokencache: import, export, dump payloads")
@@ -119,7 +121,11 @@ struct InterchangeCommandTests {
         let target = cli.home.path("b.sqlite")
         let result = try cli.run("import", file, "--store", "sqlite:\(target)")
         #expect(result.output.contains("Imported 2 items from \(file) (keychain-items)"), "\(result.errors)")
-        let copied = try SQLiteStore(path: target, accessGroups: try AccessGroups(["com.microsoft.adalcache"])).allItems()
+        // The CLI sealed the imported payloads; open the store as it does, with the same key source.
+        let copied = try StoreOpener.open(
+            .sqlite(path: target), accessGroups: try AccessGroups(["com.microsoft.adalcache"]),
+            environment: cli.environment, notice: { _ in }
+        ).allItems()
         #expect(copied.map(\.data) == [Data([0, 1, 2]), Data(#"{"secret":"s"}"#.utf8)])
         #expect(copied.first?.generic == Data([0xC3, 0x28]))
     }
@@ -153,5 +159,28 @@ extension JSONValue {
     var arrayValue: [JSONValue]? {
         if case .array(let elements) = self { return elements }
         return nil
+    }
+}
+
+@Suite("tokencache: ADAL formats")
+struct ADALCommandTests {
+    @Test func importsTheADALNetFixtureByContentAndExportsADALNetBlobs() throws {
+        let cli = try CLI()
+        defer { cli.home.cleanUp() }
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/adal-dotnet/oldcache.serialized").path
+        let imported = try cli.run("import", fixture)
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output.contains("(adal-v3)"))
+        let accounts = try cli.run("accounts", "--json")
+        #expect(accounts.status == 0)
+        #expect(try JSONValue.parse(Data(accounts.output.utf8)).arrayValue?.count == 14)
+
+        let output = cli.home.path("adal.cache")
+        let exported = try cli.run("export", "--format", "adal-v3", "--output", output)
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(try posixMode(output) == 0o600)
+        let entries = try ADALNetV3Blob.read(Data(contentsOf: URL(fileURLWithPath: output)), source: output)
+        #expect(entries.count == 14, "one refresh token per user and client")
     }
 }

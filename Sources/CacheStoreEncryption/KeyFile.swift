@@ -1,0 +1,139 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Data keys kept in a private file beside the store (`<store>.key`), for machines where no Secret
+/// Service runs.
+///
+/// The file is JSON — `{"format": "tokencache-data-keys", "version": 1, "keys": {GROUP: BASE64}}` —
+/// created with mode 0600 by `open(2)` itself and rewritten by writing a new 0600 file and renaming
+/// it over the old one, so a crash leaves the old file or the new one, never half of either. A file
+/// that group or others may read is refused rather than used.
+///
+/// What it protects: a store copied without its key file (a backup, a synced or shared folder, a
+/// disk image) reveals no token. What it does not: anyone who can read the user's files — the user's
+/// own processes, root, an attacker running as the user — reads the key file as easily as the store.
+///
+/// Writers are serialised by the store's write transaction (the SQLite backend creates keys inside
+/// `BEGIN IMMEDIATE`), so two processes never rewrite the file at once.
+public struct KeyFile: DataKeySource {
+    public let path: String
+    /// Called once, with a sentence for the user, when this process creates the file.
+    private let notice: (@Sendable (String) -> Void)?
+
+    public init(path: String, notice: (@Sendable (String) -> Void)? = nil) {
+        self.path = path
+        self.notice = notice
+    }
+
+    public var kind: KeySourceKind { .file }
+    public var description: String { "key file \(path)" }
+
+    /// Whether the file exists.
+    public var exists: Bool { access(path, F_OK) == 0 }
+
+    public func existingKey(for accessGroup: String, id: Data?) throws -> DataKey? {
+        guard let keys = try read() else { return nil }
+        guard let text = keys[accessGroup] else { return nil }
+        let key = try DataKey(base64: text)
+        if let id, key.id != id { return nil }
+        return key
+    }
+
+    public func createKey(for accessGroup: String) throws -> DataKey {
+        let existing = try read()
+        if let text = existing?[accessGroup] { return try DataKey(base64: text) }
+        let key = DataKey.generate()
+        var keys = existing ?? [:]
+        keys[accessGroup] = key.exportBase64()
+        try replace(keys, isNew: existing == nil)
+        if existing == nil {
+            notice?(Self.notice(path: path))
+        }
+        return key
+    }
+
+    /// The sentence shown once when the key file is created.
+    public static func notice(path: String) -> String {
+        "no Secret Service is reachable, so tokencache created the data key that encrypts your tokens in \(path) "
+            + "(mode 0600). It keeps tokens unreadable to anyone who gets the store without this file (a backup, "
+            + "a synced folder), but not from programs running as you or root, who can read both. Keep it "
+            + "beside the store and private; deleting it makes the stored tokens unreadable. Set "
+            + "TOKENCACHE_KEY=secret-service to require the keyring instead."
+    }
+
+    // MARK: - File
+
+    private struct Document: Codable {
+        var format: String
+        var version: Int
+        var keys: [String: String]
+    }
+
+    /// The keys by access group, or `nil` when the file does not exist.
+    func read() throws(EncryptionError) -> [String: String]? {
+        var info = stat()
+        if stat(path, &info) != 0 {
+            if errno == ENOENT { return nil }
+            throw .keyFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw .keyFile(path: path, reason: "its mode is \(String(info.st_mode & 0o777, radix: 8)), so other users may "
+                + "read the key; make it private with `chmod 600 \(path)` (and consider the key exposed)")
+        }
+        guard info.st_uid == geteuid() else {
+            throw .keyFile(path: path, reason: "it belongs to another user (uid \(info.st_uid)); it must be yours")
+        }
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw .keyFile(path: path, reason: "it cannot be read")
+        }
+        guard let document = try? JSONDecoder().decode(Document.self, from: contents),
+            document.format == "tokencache-data-keys"
+        else {
+            throw .keyFile(path: path, reason: "it is not a tokencache key file (it was left unchanged)")
+        }
+        guard document.version == 1 else {
+            throw .keyFile(path: path, reason: "it has version \(document.version); upgrade tokencache to read it")
+        }
+        return document.keys
+    }
+
+    private func replace(_ keys: [String: String], isNew: Bool) throws(EncryptionError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var contents = (try? encoder.encode(Document(format: "tokencache-data-keys", version: 1, keys: keys))) ?? Data()
+        defer { contents.resetBytes(in: 0..<contents.count) }
+        let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .keyFile(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
+        let written = contents.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard written == contents.count, synced else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .keyFile(path: path, reason: "cannot write it: \(reason)")
+        }
+        if isNew {
+            // link(2) fails if another process created the file meanwhile: never overwrite someone's key.
+            let linked = link(temporary, path)
+            let code = errno
+            unlink(temporary)
+            guard linked == 0 else {
+                throw .keyFile(path: path, reason: code == EEXIST
+                    ? "another process created it at the same moment; try again"
+                    : "cannot create it: \(String(cString: strerror(code)))")
+            }
+        } else if rename(temporary, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .keyFile(path: path, reason: "cannot replace it: \(reason)")
+        }
+    }
+}

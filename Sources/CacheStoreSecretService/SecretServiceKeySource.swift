@@ -1,0 +1,64 @@
+import CacheStoreEncryption
+import Foundation
+import Synchronization
+
+/// Data keys of the SQLite backend kept in the Secret Service: one keyring item per access group and
+/// key, so an access group is also a cryptographic boundary.
+///
+/// Items carry `xdg:schema` = `org.tokencache.DataKey`, `access-group`, `key-id` (the key's public
+/// identifier, so two processes creating a key at once never replace each other's) and
+/// `key-version`; the secret is the key in Base64, the label "tokencache data key for access group …".
+public final class SecretServiceKeySource: DataKeySource {
+    public let collection: String
+    public let unlock: UnlockPolicy
+    private let connection = Mutex<SecretServiceConnection?>(nil)
+
+    public init(collection: String = "default", unlock: UnlockPolicy = .fail) {
+        self.collection = collection
+        self.unlock = unlock
+    }
+
+    public var kind: KeySourceKind { .secretService }
+    public var description: String { "the Secret Service (collection '\(collection)')" }
+
+    /// Connects now, so that an unreachable or locked keyring is reported before it is needed.
+    public func connect() throws {
+        try withConnection { _ throws(SecretServiceError) in () }
+    }
+
+    public func existingKey(for accessGroup: String, id: Data?) throws -> DataKey? {
+        try withConnection { connection throws in
+            var query = Self.attributes(accessGroup)
+            if let id { query.append(("key-id", Self.hex(id))) }
+            let paths = try connection.search(query)
+            guard let path = paths.first, let secret = try connection.secrets([path])[path] else { return nil }
+            return try DataKey(base64: String(decoding: secret, as: UTF8.self))
+        }
+    }
+
+    public func createKey(for accessGroup: String) throws -> DataKey {
+        if let key = try existingKey(for: accessGroup, id: nil) { return key }
+        let key = DataKey.generate()
+        try withConnection { connection throws(SecretServiceError) in
+            try connection.store(
+                label: "tokencache data key for access group \(SecretServiceStore.displayable(accessGroup))",
+                attributes: Self.attributes(accessGroup) + [("key-id", key.idHex), ("key-version", "1")],
+                secret: Data(key.exportBase64().utf8), contentType: "text/plain")
+        }
+        return key
+    }
+
+    @discardableResult
+    private func withConnection<T, E: Error>(_ body: (SecretServiceConnection) throws(E) -> T) throws -> T {
+        try connection.withLock { cached throws in
+            if cached == nil { cached = try SecretServiceConnection(collection: collection, unlock: unlock) }
+            return try body(cached!)
+        }
+    }
+
+    static func attributes(_ group: String) -> [(String, String)] {
+        [("xdg:schema", "org.tokencache.DataKey"), ("access-group", SecretServiceStore.displayable(group))]
+    }
+
+    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+}

@@ -1,0 +1,362 @@
+import CacheStore
+import Foundation
+import Synchronization
+
+/// A backend that keeps the store's items in the Secret Service (gnome-keyring, KWallet, KeePassXC).
+///
+/// **Partitions.** A keyring write costs 8–90 ms (gnome-keyring rewrites its whole file), so items
+/// are not stored one per keyring item. Each *partition* — the items sharing an access group and an
+/// `account` attribute (a home account and environment, a legacy ADAL user, an environment's app
+/// metadata) — is one keyring item whose secret holds all of the partition's items with all their
+/// attributes. Its Secret Service attributes are `xdg:schema` = `org.tokencache.Store`, `kind` =
+/// `partition`, `store` (the ``Options/namespace``), `access-group`, `account`, `partition` (an exact
+/// digest of group and account) and `schema-version`; its label names the account, never a secret.
+///
+/// **Reads** load every partition of the open access groups at once — one search per group and one
+/// bulk `GetSecrets` call — and are then served from memory until the store's revision changes.
+///
+/// **Revision.** A keyring item of `kind` `revision` holds a random value that every batch replaces
+/// after writing its partitions. ``changeStamp()`` reads it (one D-Bus round trip), so another
+/// process's commit is noticed on the next call. A batch touching several partitions first marks the
+/// revision `pending`; readers that meet a pending revision wait for it (up to 5 s, after which a
+/// writer is presumed dead), so they see all of a batch or none of it.
+///
+/// **Batches** write each touched partition once. If a write fails, the partitions already written
+/// are restored to their previous content (or deleted if they were new) and the error is thrown.
+///
+/// **Concurrency.** Processes are not serialised by the keyring: two processes writing the *same
+/// partition* at the same moment keep the last write (each re-reads before writing, so the window
+/// is the few milliseconds of one write). Writes to different partitions never interfere.
+public final class SecretServiceStore: ItemStore {
+    /// Settings for opening a store.
+    public struct Options: Sendable {
+        /// The collection: an alias (`default`, `session`, `login`), a label or an object name.
+        public var collection: String
+        /// Separates stores that share a collection (the `store` attribute of every keyring item).
+        public var namespace: String
+        /// What to do when the collection is locked.
+        public var unlock: UnlockPolicy
+        /// The largest `data` an item may have.
+        public var maximumDataSize: Int
+        /// The label of a partition's keyring item, from its access group and account attribute.
+        /// Shown by keyring managers; must not contain a secret.
+        public var label: @Sendable (_ accessGroup: String, _ account: String) -> String
+
+        public init(
+            collection: String = "default",
+            namespace: String = "default",
+            unlock: UnlockPolicy = .fail,
+            maximumDataSize: Int = StoreLimits.maximumDataSize,
+            label: @escaping @Sendable (_ accessGroup: String, _ account: String) -> String = SecretServiceStore.defaultLabel
+        ) {
+            self.collection = collection
+            self.namespace = namespace
+            self.unlock = unlock
+            self.maximumDataSize = maximumDataSize
+            self.label = label
+        }
+    }
+
+    /// `tokencache: ACCOUNT in GROUP`.
+    public static let defaultLabel: @Sendable (String, String) -> String = { group, account in
+        "tokencache: \(account.isEmpty ? "(no account)" : displayable(account)) in \(displayable(group))"
+    }
+
+    static let schemaName = "org.tokencache.Store"
+    static let schemaVersion = "1"
+
+    public let accessGroups: AccessGroups
+    public let options: Options
+
+    private struct Partition {
+        /// The keyring item, once written or loaded.
+        var path: String?
+        var entries: [PartitionEntry]
+    }
+
+    private struct State {
+        var loaded = false
+        var revision: UInt64 = 0
+        var revisionPath: String?
+        var partitions: [PartitionKey: Partition] = [:]
+        /// Every entry, in insertion order; rebuilt after each load or commit.
+        var ordered: [PartitionEntry] = []
+        var maxOrder: UInt64 = 0
+    }
+
+    private let connection: SecretServiceConnection
+    private let state = Mutex(State())
+    /// Tests inject failures here: called before each partition write with its index in the batch.
+    let faultInjection = Mutex<(@Sendable (Int) throws -> Void)?>(nil)
+
+    /// Connects to the Secret Service and opens the collection (nothing is read until the first query).
+    ///
+    /// - Throws: ``SecretServiceError`` when there is no session bus, no Secret Service, no such
+    ///   collection, or it is locked (and ``Options/unlock`` is `.fail`, or the prompt was dismissed).
+    public init(accessGroups: AccessGroups, options: Options = Options()) throws(SecretServiceError) {
+        self.accessGroups = accessGroups
+        self.options = options
+        self.connection = try SecretServiceConnection(collection: options.collection, unlock: options.unlock)
+    }
+
+    /// The collection's label and D-Bus object path, for diagnostics.
+    public var collectionDescription: String { "'\(connection.collectionLabel)' (\(connection.collectionPath))" }
+
+    // MARK: - ItemStore
+
+    public func items(matching query: ItemQuery) throws -> [StoreItem] {
+        try accessGroups.check(query)
+        return try state.withLock { state throws(SecretServiceError) in
+            try revalidate(&state)
+            if let group = query.accessGroup, let account = query.account {
+                let entries = state.partitions[PartitionKey(group: group, account: account)]?.entries ?? []
+                return entries.sorted { $0.order < $1.order }.map(\.item).filter(query.matches)
+            }
+            return state.ordered.lazy.map(\.item).filter(query.matches)
+        }
+    }
+
+    public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
+        try accessGroups.check(batch)
+        for case .save(let item) in batch { try StoreLimits.check(item, maximumDataSize: options.maximumDataSize) }
+        guard !batch.isEmpty else { return BatchResult() }
+        return try state.withLock { state throws(SecretServiceError) in
+            try revalidate(&state)
+            let base = state.revision
+            var working = state.partitions
+            var dirty: [PartitionKey] = []
+            var result = BatchResult()
+            let now = Date()
+            var nextOrder = max(state.maxOrder &+ 1, UInt64(now.timeIntervalSince1970 * 1e9))
+            func touch(_ key: PartitionKey) { if !dirty.contains(key) { dirty.append(key) } }
+            for operation in batch {
+                switch operation {
+                case .save(var item):
+                    let key = PartitionKey(item)
+                    var partition = working[key] ?? Partition(path: nil, entries: [])
+                    item.modified = now
+                    if let index = partition.entries.firstIndex(where: { $0.item.identity == item.identity }) {
+                        item.created = partition.entries[index].item.created
+                        partition.entries[index].item = item
+                        result.replaced += 1
+                    } else {
+                        item.created = now
+                        partition.entries.append(PartitionEntry(item: item, order: nextOrder))
+                        nextOrder &+= 1
+                        result.added += 1
+                    }
+                    working[key] = partition
+                    touch(key)
+                case .delete(let query):
+                    let keys = query.accessGroup != nil && query.account != nil
+                        ? [PartitionKey(group: query.accessGroup!, account: query.account!)]
+                        : Array(working.keys)
+                    for key in keys {
+                        guard var partition = working[key] else { continue }
+                        let before = partition.entries.count
+                        partition.entries.removeAll { query.matches($0.item) }
+                        guard partition.entries.count != before else { continue }
+                        result.deleted += before - partition.entries.count
+                        working[key] = partition
+                        touch(key)
+                    }
+                }
+            }
+            guard !dirty.isEmpty else {
+                result.commit = CommitStamps(base: ChangeStamp(base), result: ChangeStamp(base))
+                return result
+            }
+            let revision = try write(dirty, working: &working, previous: state.partitions, state: &state)
+            for key in dirty where working[key]?.entries.isEmpty == true { working[key] = nil }
+            state.partitions = working
+            state.revision = revision
+            Self.rebuild(&state)
+            result.commit = CommitStamps(base: ChangeStamp(base), result: ChangeStamp(revision))
+            return result
+        }
+    }
+
+    public func changeStamp() throws -> ChangeStamp {
+        try state.withLock { state throws(SecretServiceError) in
+            ChangeStamp(try readRevision(&state).value)
+        }
+    }
+
+    /// Forgets what was loaded, so the next call reads the keyring again.
+    public func invalidate() {
+        state.withLock { $0.loaded = false }
+    }
+
+    /// How many partitions (keyring items) the open access groups have.
+    public func partitionCount() throws -> Int {
+        try state.withLock { state throws(SecretServiceError) in
+            try revalidate(&state)
+            return state.partitions.count
+        }
+    }
+
+    // MARK: - Loading
+
+    private func revalidate(_ state: inout State) throws(SecretServiceError) {
+        let current = try readRevision(&state)
+        if state.loaded && current.value == state.revision && !current.pending { return }
+        try load(&state)
+    }
+
+    /// Loads every partition of the open groups; retries while a writer is mid-batch.
+    private func load(_ state: inout State) throws(SecretServiceError) {
+        let deadline = Date().addingTimeInterval(5)
+        while true {
+            let before = try readRevision(&state)
+            if before.pending && Date() < deadline && Date().timeIntervalSince1970 - before.since < 5 {
+                Thread.sleep(forTimeInterval: 0.02)
+                continue
+            }
+            var paths: [String] = []
+            for group in accessGroups.all {
+                paths += try connection.search(attributes(kind: "partition") + [("access-group", Self.displayable(group))])
+            }
+            let secrets = try connection.secrets(paths)
+            var partitions: [PartitionKey: Partition] = [:]
+            for path in paths {
+                guard let secret = secrets[path] else { continue }  // deleted between search and load
+                let key: PartitionKey
+                let entries: [PartitionEntry]
+                do {
+                    (key, entries) = try PartitionCodec.decode(secret)
+                } catch {
+                    throw .corruptPartition(accessGroup: "?", account: path, reason: error.reason)
+                }
+                guard accessGroups.contains(key.groupString) else { continue }  // a look-alike group name
+                partitions[key] = Partition(path: path, entries: entries)
+            }
+            let after = try readRevision(&state)
+            if after.value != before.value || after.pending != before.pending, Date() < deadline { continue }
+            state.partitions = partitions
+            state.revision = after.value
+            state.loaded = true
+            Self.rebuild(&state)
+            return
+        }
+    }
+
+    private static func rebuild(_ state: inout State) {
+        state.ordered = state.partitions.values.flatMap(\.entries).sorted {
+            $0.order != $1.order ? $0.order < $1.order : $0.item.service.utf8.lexicographicallyPrecedes($1.item.service.utf8)
+        }
+        state.maxOrder = max(state.maxOrder, state.ordered.last?.order ?? 0)
+    }
+
+    // MARK: - Revision
+
+    private struct Revision {
+        var value: UInt64
+        var pending: Bool
+        /// When a pending mark was set (seconds since 1970).
+        var since: Double
+    }
+
+    private func readRevision(_ state: inout State) throws(SecretServiceError) -> Revision {
+        if let path = state.revisionPath, let secret = try? connection.secrets([path])[path] {
+            return Self.parseRevision(secret)
+        }
+        let paths = try connection.search(attributes(kind: "revision"))
+        guard let path = paths.first else {
+            state.revisionPath = nil
+            return Revision(value: 0, pending: false, since: 0)
+        }
+        state.revisionPath = path
+        return Self.parseRevision(try connection.secrets([path])[path] ?? Data())
+    }
+
+    private static func parseRevision(_ secret: Data) -> Revision {
+        let words = String(decoding: secret, as: UTF8.self).split(separator: " ")
+        if words.count == 3, words[0] == "pending" {
+            return Revision(value: UInt64(words[1], radix: 16) ?? 0, pending: true, since: Double(words[2]) ?? 0)
+        }
+        return Revision(value: words.first.flatMap { UInt64($0, radix: 16) } ?? 0, pending: false, since: 0)
+    }
+
+    private func writeRevision(_ text: String, _ state: inout State) throws(SecretServiceError) {
+        state.revisionPath = try connection.store(
+            label: "tokencache: change revision of store '\(options.namespace)'",
+            attributes: attributes(kind: "revision"), secret: Data(text.utf8), contentType: "text/plain")
+    }
+
+    // MARK: - Writing
+
+    /// Writes the dirty partitions, then a new revision; on failure restores what it wrote.
+    private func write(
+        _ dirty: [PartitionKey], working: inout [PartitionKey: Partition], previous: [PartitionKey: Partition],
+        state: inout State
+    ) throws(SecretServiceError) -> UInt64 {
+        var newRevision = UInt64.random(in: 1...UInt64.max)
+        while newRevision == state.revision { newRevision = UInt64.random(in: 1...UInt64.max) }
+        var written: [PartitionKey] = []
+        do throws(SecretServiceError) {
+            if dirty.count > 1 {
+                try writeRevision("pending \(String(state.revision, radix: 16)) \(Date().timeIntervalSince1970)", &state)
+            }
+            for (index, key) in dirty.enumerated() {
+                if let inject = faultInjection.withLock({ $0 }) {
+                    do { try inject(index) } catch {
+                        throw SecretServiceError.operationFailed(operation: "store item", message: "\(error)", remoteName: nil)
+                    }
+                }
+                let partition = working[key]!
+                if partition.entries.isEmpty {
+                    if let path = partition.path ?? previous[key]?.path { try connection.delete(path) }
+                } else {
+                    working[key]!.path = try store(key, partition.entries)
+                }
+                written.append(key)
+            }
+            try writeRevision(String(newRevision, radix: 16), &state)
+            return newRevision
+        } catch {
+            var unrestored: [String] = []
+            for key in written.reversed() {
+                do {
+                    if let old = previous[key] {
+                        try store(key, old.entries)
+                    } else if let path = working[key]?.path {
+                        try connection.delete(path)
+                    }
+                } catch {
+                    unrestored.append(Self.defaultLabel(key.groupString, key.accountString))
+                }
+            }
+            // Other processes may have loaded the partial state: move the revision on either way.
+            try? writeRevision(String(newRevision, radix: 16), &state)
+            state.loaded = false
+            if !unrestored.isEmpty {
+                throw .batchPartiallyApplied(message: error.description, unrestored: unrestored)
+            }
+            throw error
+        }
+    }
+
+    @discardableResult
+    private func store(_ key: PartitionKey, _ entries: [PartitionEntry]) throws(SecretServiceError) -> String {
+        var secret = PartitionCodec.encode(key, entries)
+        defer { secret.resetBytes(in: 0..<secret.count) }
+        return try connection.store(
+            label: options.label(key.groupString, key.accountString),
+            attributes: attributes(kind: "partition") + [
+                ("access-group", Self.displayable(key.groupString)),
+                ("account", Self.displayable(key.accountString)),
+                ("partition", key.digest),
+                ("schema-version", Self.schemaVersion),
+            ],
+            secret: secret, contentType: "application/octet-stream")
+    }
+
+    private func attributes(kind: String) -> [(String, String)] {
+        [("xdg:schema", Self.schemaName), ("kind", kind), ("store", options.namespace)]
+    }
+
+    /// A D-Bus-safe (NUL-free) form of an attribute value; lossy only for strings holding NUL.
+    static func displayable(_ text: String) -> String {
+        text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
+    }
+}
