@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "FuzzSupport"),
         fuzzTarget("FuzzMSALJSON", ["TokenCacheInterchange", "CacheStore"]),
         fuzzTarget("FuzzMSALV2", ["TokenCacheInterchange", "CacheStore"]),
+        fuzzTarget("FuzzADALNetV3", ["TokenCacheInterchange", "CacheStore"]),
         fuzzTarget("FuzzKeyedArchive", ["KeyedArchive", "TokenCacheSchema"]),
         fuzzTarget("FuzzUnifiedItem", ["TokenCacheSchema", "CacheStore"]),
         fuzzTarget("FuzzKeychainItems", ["CacheStore"]),

@@ -48,6 +48,9 @@ for path in fixture_files():
         put("FuzzMSALV2", name, raw)
         put("FuzzMSALJSON", name, raw)
         continue
+    if path.endswith(".serialized"):  # the ADAL.NET v3 blob
+        put("FuzzADALNetV3", name, raw)
+        continue
     if not path.endswith(".json"):
         continue
     put("FuzzMSALJSON", name, raw)
@@ -108,3 +111,6 @@ put("FuzzMSALJSON", "edge_sections",
 put("FuzzUnifiedItem", "edge_untyped", b"\x00anything")
 put("FuzzUnifiedItem", "edge_numbers", bytes([7]) + b'{"cached_at": 1e308, "expires_on": -1e308, "secret": "s"}')
 put("FuzzKeyedArchive", "edge_bplist_header", b"bplist00")
+# ADAL.NET v3: version 3, one entry with a 7-bit length spilling into a second byte, an empty blob.
+put("FuzzADALNetV3", "edge_empty_v3", b"\x03\x00\x00\x00\x00\x00\x00\x00")
+put("FuzzADALNetV3", "edge_long_length", b"\x03\x00\x00\x00\x01\x00\x00\x00\x80\x01" + b"k" * 128 + b"\x02{}")

@@ -26,7 +26,8 @@ end=$(( $(date +%s) + seconds ))
 declare -A pids
 start_worker() {
     local worker=$1 left=$(( end - $(date +%s) ))
-    [ "$left" -gt 0 ] || return 0
+    pids[$worker]=""
+    [ "$left" -gt 0 ] || return 0  # killed at the very end: not restarted
     "$bin" work "$store" "$dir/worker-$worker.log" "$worker" "$left" 2>>"$dir/worker-$worker.err" &
     pids[$worker]=$!
 }
@@ -39,7 +40,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
     [ "$(date +%s)" -lt "$end" ] || break
     victim=$(( RANDOM % workers ))
     pid=${pids[$victim]}
-    if kill -0 "$pid" 2>/dev/null; then
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
         # A random moment into its work: mid-save, mid-import, mid-lookup.
         sleep "0.$(( RANDOM % 10 ))"
         kill -KILL "$pid" 2>/dev/null && kills=$((kills + 1)) || true
@@ -50,6 +51,7 @@ done
 
 failed=0
 for ((w = 0; w < workers; w++)); do
+    [ -n "${pids[$w]}" ] || continue
     if ! wait "${pids[$w]}"; then
         echo "soak: worker $w exited with an error (see $dir/worker-$w.log)" >&2
         failed=1
