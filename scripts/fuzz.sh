@@ -27,7 +27,7 @@ if [ -z "$fixtures" ]; then
     done
 fi
 
-scratch=.build-fuzz
+scratch=${FUZZ_SCRATCH:-.build-fuzz}
 # libFuzzer's main is linked whole and clashes with the one SwiftPM names; lld reports problems
 # plainly where gold crashes, so the fuzz build links with lld (shipped with the Swift toolchain).
 (cd Fuzz && swift build --scratch-path "../$scratch" \
