@@ -112,6 +112,13 @@ let package = Package(
             path: "Tests/store-worker"
         ),
 
+        // The soak test's worker and checker, started by scripts/soak.sh as many processes at once.
+        .executableTarget(
+            name: "soak-worker",
+            dependencies: ["CacheStore", "CacheStoreSQLite", "TokenCache", "TokenCacheSchema", "TokenCacheInterchange"],
+            path: "Tests/soak-worker"
+        ),
+
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         // The store contract, run against every backend.

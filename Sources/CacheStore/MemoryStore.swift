@@ -16,7 +16,7 @@ public final class MemoryStore: ItemStore {
         var revision: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = StoreStateLock(State())
     private let clock: @Sendable () -> Date
     private let maximumDataSize: Int
 
@@ -52,11 +52,41 @@ public final class MemoryStore: ItemStore {
     }
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
+        try apply(batch, expecting: nil)!
+    }
+
+    public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        try apply(batch, expecting: stamp)
+    }
+
+    public func applyPlanned(
+        _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
+    ) throws -> BatchResult {
+        let now = clock()
+        return try state.withLock { state throws -> BatchResult in
+            let snapshot = state
+            let batch = try plan(ChangeStamp(snapshot.revision)) { snapshot.slots.compactMap { $0 } }
+            try validate(batch)
+            return Self.apply(batch, at: now, to: &state)
+        }
+    }
+
+    private func validate(_ batch: [StoreOperation]) throws {
         try accessGroups.check(batch)
         for case .save(let item) in batch { try StoreLimits.check(item, maximumDataSize: maximumDataSize) }
+    }
+
+    private func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
+        try validate(batch)
         let now = clock()
-        return state.withLock { state in
-            // Validation happened above, so every step below succeeds: the batch is all-or-nothing.
+        return state.withLock { state -> BatchResult? in
+            if let stamp, ChangeStamp(state.revision) != stamp { return nil }
+            return Self.apply(batch, at: now, to: &state)
+        }
+    }
+
+    /// Applies a validated batch: every step succeeds, so the batch is all-or-nothing.
+    private static func apply(_ batch: [StoreOperation], at now: Date, to state: inout State) -> BatchResult {
             var result = BatchResult()
             for operation in batch {
                 switch operation {
@@ -88,7 +118,6 @@ public final class MemoryStore: ItemStore {
             if result.added + result.replaced + result.deleted > 0 { state.revision &+= 1 }
             result.commit = CommitStamps(base: base, result: ChangeStamp(state.revision))
             return result
-        }
     }
 
     public func changeStamp() throws -> ChangeStamp {

@@ -2,7 +2,9 @@ import CSQLite
 import Foundation
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe: its owner serialises use.
-final class SQLiteConnection {
+// @unchecked Sendable: a connection is only ever used under its store's mutex (including by the
+// `applyPlanned` reader, which runs inside that lock); the type is internal to this module.
+final class SQLiteConnection: @unchecked Sendable {
     let path: String
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]

@@ -90,7 +90,7 @@ public final class SQLiteStore: ItemStore {
         var lastStamp: (header: WALIndexWatcher.Snapshot, stamp: ChangeStamp)?
     }
 
-    private let state: Mutex<State>
+    private let state: StoreStateLock<State>
     private let groupPlaceholders: String
     private let maximumDataSize: Int
     private let encrypted: Bool
@@ -146,48 +146,101 @@ public final class SQLiteStore: ItemStore {
             self.keyStatus = status
         }
         // The migration above ran a transaction, so the WAL index exists by now.
-        self.state = Mutex(State(connection: connection, watcher: WALIndexWatcher(connection: connection)))
+        self.state = StoreStateLock(State(connection: connection, watcher: WALIndexWatcher(connection: connection)))
     }
 
     public func items(matching query: ItemQuery) throws -> [StoreItem] {
         try accessGroups.check(query)
+        let (sql, bind) = select(query)
+        return try state.withLock { state throws in
+            try readItems(sql, bind, on: state.connection)
+        }
+    }
+
+    /// The SELECT for `query` and its binder.
+    private func select(_ query: ItemQuery) -> (String, (SQLiteStatement) -> Void) {
         let (whereClause, bind) = condition(for: query)
         // A query that names no more than a group reads most of the table: scan it in rowid order
         // instead of walking an index and sorting every row (4× faster for a whole cache).
         let scan = query.account == nil && query.service == nil && query.generic == nil && query.type == nil
         let sql = "SELECT access_group, account, service, type, generic, data, created, modified, envelope FROM items"
             + (scan ? " NOT INDEXED" : "") + " WHERE " + whereClause + " ORDER BY rowid"
-        return try state.withLock { state throws in
-            let statement = try state.connection.statement(sql)
-            defer { statement.reset() }
-            bind(statement)
-            var items: [StoreItem] = []
-            while true {
-                let code = statement.step()
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { throw state.connection.error(code, "query items") }
-                var item = Self.item(from: statement)
-                if statement.int64(8) != StoreSchema.plainEnvelope {
-                    item.data = try openPayload(item)
-                }
-                items.append(item)
+        return (sql, bind)
+    }
+
+    /// Runs a ``select(_:)`` on `connection` (under the store's lock), opening encrypted payloads.
+    private func readItems(
+        _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection
+    ) throws -> [StoreItem] {
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        bind(statement)
+        var items: [StoreItem] = []
+        while true {
+            let code = statement.step()
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw connection.error(code, "query items") }
+            var item = Self.item(from: statement)
+            if statement.int64(8) != StoreSchema.plainEnvelope {
+                item.data = try openPayload(item)
             }
-            return items
+            items.append(item)
         }
+        return items
     }
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
+        try apply(batch, expecting: nil)!
+    }
+
+    public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        try apply(batch, expecting: stamp)
+    }
+
+    public func applyPlanned(
+        _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
+    ) throws -> BatchResult {
+        try apply(expecting: nil) { stamp, connection in
+            let (sql, bind) = select(ItemQuery())
+            let batch = try plan(stamp) { try readItems(sql, bind, on: connection) }
+            try accessGroups.check(batch)
+            return batch
+        }!
+    }
+
+    private func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
         try accessGroups.check(batch)
         guard !batch.isEmpty else { return BatchResult() }
+        return try apply(expecting: stamp) { _, _ in batch }
+    }
+
+    /// Runs `plan` and the batch it returns in one write transaction: under the write lock, with the
+    /// stamp of the content the transaction sees. With `expecting`, a different stamp writes nothing
+    /// and returns nil.
+    private func apply(
+        expecting stamp: ChangeStamp?,
+        _ plan: (ChangeStamp, SQLiteConnection) throws -> [StoreOperation]
+    ) throws -> BatchResult? {
         let now = Date().timeIntervalSince1970
-        return try state.withLock { state throws in
+        return try state.withLock { state throws -> BatchResult? in
             let connection = state.connection
             var dataVersion: Int64 = 0
-            var result = try connection.writeTransaction("save batch") { () throws in
+            var wroteNothing = false
+            let localCommits = state.localCommits
+            let applied = try connection.writeTransaction("save batch") { () throws -> BatchResult? in
                 // Under the write lock no other connection can commit: this is the version the
                 // batch applies to, and data_version does not move for this connection's own commit.
                 dataVersion = try connection.integer("PRAGMA data_version", "read data version")
+                let current = ChangeStamp(UInt64(bitPattern: dataVersion), localCommits)
+                if let stamp, current != stamp {
+                    return nil  // someone committed since: nothing is written
+                }
+                let batch = try plan(current, connection)
                 var result = BatchResult()
+                if batch.isEmpty {
+                    wroteNothing = true
+                    return result
+                }
                 for operation in batch {
                     switch operation {
                     case .save(let item):
@@ -205,6 +258,8 @@ public final class SQLiteStore: ItemStore {
                 }
                 return result
             }
+            guard var result = applied else { return nil }
+            if wroteNothing { return result }
             let version = UInt64(bitPattern: dataVersion)
             result.commit = CommitStamps(
                 base: ChangeStamp(version, state.localCommits),

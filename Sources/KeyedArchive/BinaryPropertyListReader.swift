@@ -31,6 +31,9 @@ public enum BinaryPropertyListReader {
         var offsetTable = 0
         var visiting: Set<Int> = []
         var produced = 0
+        /// Strings and data already read, by object index: a leaf referenced many times is read
+        /// once and shared (copy-on-write), so references cannot multiply the input's bytes.
+        var leaves: [Int: PropertyList] = [:]
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -146,24 +149,11 @@ public enum BinaryPropertyListReader {
             case 0x3:
                 guard marker == 0x33 else { throw BinaryPropertyListError("invalid date marker", offset: start) }
                 return .date(Double(bitPattern: try unsigned(at: start + 1, size: 8)))
-            case 0x4:
-                let (count, next) = try length(marker: marker, at: start)
-                try checkRange(next, count)
-                return .data(Data(bytes[next..<(next + count)]))
-            case 0x5:
-                let (count, next) = try length(marker: marker, at: start)
-                try checkRange(next, count)
-                // Documented as ASCII; Latin-1 decoding accepts any byte without failing.
-                return .string(String(decoding: bytes[next..<(next + count)].map { UInt16($0) }, as: UTF16.self))
-            case 0x6:
-                let (count, next) = try length(marker: marker, at: start)
-                try checkRange(next, count, element: 2)
-                var units: [UInt16] = []
-                units.reserveCapacity(count)
-                for position in stride(from: next, to: next + 2 * count, by: 2) {
-                    units.append(UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1]))
-                }
-                return .string(String(decoding: units, as: UTF16.self))
+            case 0x4, 0x5, 0x6:
+                if let leaf = leaves[index] { return leaf }
+                let leaf = try self.leaf(marker: marker, at: start)
+                leaves[index] = leaf
+                return leaf
             case 0x8:
                 let size = Int(marker & 0x0F) + 1
                 guard size <= 8 else { throw BinaryPropertyListError("UID too large", offset: start) }
@@ -198,6 +188,28 @@ public enum BinaryPropertyListReader {
                 })
             default:
                 throw BinaryPropertyListError("unknown object type 0x\(String(marker, radix: 16))", offset: start)
+            }
+        }
+
+        /// Reads data (0x4), an ASCII string (0x5) or a UTF-16 string (0x6).
+        func leaf(marker: UInt8, at start: Int) throws(BinaryPropertyListError) -> PropertyList {
+            let (count, next) = try length(marker: marker, at: start)
+            switch marker >> 4 {
+            case 0x4:
+                try checkRange(next, count)
+                return .data(Data(bytes[next..<(next + count)]))
+            case 0x5:
+                try checkRange(next, count)
+                // Documented as ASCII; Latin-1 decoding accepts any byte without failing.
+                return .string(String(decoding: bytes[next..<(next + count)].map { UInt16($0) }, as: UTF16.self))
+            default:
+                try checkRange(next, count, element: 2)
+                var units: [UInt16] = []
+                units.reserveCapacity(count)
+                for position in stride(from: next, to: next + 2 * count, by: 2) {
+                    units.append(UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1]))
+                }
+                return .string(String(decoding: units, as: UTF16.self))
             }
         }
 

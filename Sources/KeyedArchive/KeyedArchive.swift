@@ -10,6 +10,10 @@ public enum KeyedArchive {
     /// The deepest object nesting accepted when decoding.
     public static let maximumDepth = 128
 
+    /// The most values a decoded archive may expand to. Objects are shared by reference, so a
+    /// graph of a few hundred bytes can stand for billions of values; past this many, decoding fails.
+    public static let maximumValues = 100_000
+
     /// Decodes the archive's root object (`$top.root`).
     public static func decode(_ data: Data) throws(KeyedArchiveError) -> ArchivedValue {
         let plist: PropertyList
@@ -52,11 +56,16 @@ public enum KeyedArchive {
     private struct GraphDecoder {
         let objects: [PropertyList]
         var visiting: Set<UInt64> = []
+        var produced = 0
 
         /// Resolves a field value: a UID is followed; inline scalars are taken as they are.
         mutating func value(_ plist: PropertyList, depth: Int) throws(KeyedArchiveError) -> ArchivedValue {
             guard depth < KeyedArchive.maximumDepth else {
                 throw .malformed("objects nested deeper than \(KeyedArchive.maximumDepth) levels")
+            }
+            produced += 1
+            guard produced <= KeyedArchive.maximumValues else {
+                throw .malformed("the object graph expands to more than \(KeyedArchive.maximumValues) values")
             }
             switch plist {
             case .uid(let uid):

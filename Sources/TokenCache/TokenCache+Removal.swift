@@ -38,13 +38,11 @@ extension TokenCache {
 
     private func remove(homeAccountId: String, clientId: String?, wipe: Bool) throws -> RemovalResult {
         // Planned on a copy of the index that is gone before the commit (see save).
-        let (operations, result) = try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe)
-        try commit(operations)
-        return result
+        // Committed only if the store is still what the plan saw (see commitPlanned): under the store's write lock.
+        try commitPlanned { index in try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe, on: index) }
     }
 
-    private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool) throws -> ([StoreOperation], RemovalResult) {
-        let index = try currentIndex()
+    private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool, on index: CacheIndex) throws -> ([StoreOperation], RemovalResult) {
         let home = norm(homeAccountId)
         let client = clientId.map(norm)
         let credentials = (index.credentialsByHomeAccount[home] ?? []).filter { wipe || $0.clientId == client }

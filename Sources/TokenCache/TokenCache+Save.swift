@@ -39,12 +39,11 @@ extension TokenCache {
     public func save(_ response: TokenResponse, for request: TokenRequest) throws -> SavedTokens {
         // The plan is made on a copy of the index that is gone before the commit, so the commit can
         // patch the engine's index in place instead of copying it.
-        let (operations, result) = try plan(response, for: request)
-        try commit(operations)
-        return result
+        // Committed only if the store is still what the plan saw (see commitPlanned): under the store's write lock.
+        try commitPlanned { index in try plan(response, for: request, on: index) }
     }
 
-    private func plan(_ response: TokenResponse, for request: TokenRequest) throws -> ([StoreOperation], SavedTokens) {
+    private func plan(_ response: TokenResponse, for request: TokenRequest, on index: CacheIndex) throws -> ([StoreOperation], SavedTokens) {
         let clientId = request.clientId.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !clientId.isEmpty else { throw TokenCacheError.invalidRequest("the client id is empty") }
 
@@ -76,7 +75,6 @@ extension TokenCache {
             }
         let familyId = response.familyId.flatMap { $0.isEmpty ? nil : $0 }
         let now = self.now
-        let index = try currentIndex()
 
         var operations: [StoreOperation] = []
         var saved: [ItemIdentity] = []

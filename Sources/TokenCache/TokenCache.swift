@@ -67,7 +67,7 @@ public final class TokenCache: Sendable {
         var index = CacheIndex(items: [])
     }
 
-    private let state = Mutex(State())
+    private let state = EngineLock(State())
 
     /// Creates an engine over `store`.
     ///
@@ -120,6 +120,44 @@ public final class TokenCache: Sendable {
     @discardableResult
     func commit(_ batch: [StoreOperation]) throws -> BatchResult {
         let result = try store.apply(batch)
+        record(result, of: batch)
+        return result
+    }
+
+    /// Plans a batch on the current index and commits it with no other commit in between (the
+    /// store's ``ItemStore/applyPlanned(_:)``: under its write lock). Writes that read-modify-write
+    /// shared items (an app's account metadata, holding every account's sign-in state) go through
+    /// here, so two writers — threads of this process or other processes — never undo each other's
+    /// changes.
+    func commitPlanned<Result>(_ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)) throws -> Result {
+        var output: Result?
+        var batch: [StoreOperation] = []
+        let result = try store.applyPlanned { stamp, allItems in
+            // The index is only a local here, gone before `record` patches the engine's copy in place.
+            var index: CacheIndex
+            var tombstones: [StoreOperation] = []
+            if let cached = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
+                index = cached
+            } else {
+                index = CacheIndex(items: try allItems())
+                // Tombstoned credentials go with this batch (see currentIndex).
+                tombstones = index.tombstones.map { .delete($0.query) }
+                let fresh = index
+                state.withLock { state in
+                    state.stamp = stamp
+                    state.index = fresh
+                }
+            }
+            let planned = try plan(index)
+            output = planned.result
+            batch = tombstones + planned.operations
+            return batch
+        }
+        record(result, of: batch)
+        return output!
+    }
+
+    private func record(_ result: BatchResult, of batch: [StoreOperation]) {
         if let commit = result.commit {
             state.withLock { state in
                 guard state.stamp == commit.base else { return }
@@ -127,7 +165,6 @@ public final class TokenCache: Sendable {
                 state.stamp = commit.result
             }
         }
-        return result
     }
 
     /// The current time in whole seconds, as the schema stores it.

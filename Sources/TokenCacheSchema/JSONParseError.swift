@@ -25,6 +25,8 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         case trailingContent
         /// Arrays and objects nested deeper than `limit`.
         case tooDeep(limit: Int)
+        /// More than `limit` values in the document (each costs far more memory than its bytes).
+        case tooManyValues(limit: Int)
     }
 
     /// The rule broken.
@@ -56,6 +58,7 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         case .invalidUTF8: "invalid UTF-8"
         case .trailingContent: "unexpected content after the JSON value"
         case .tooDeep(let limit): "nesting deeper than \(limit) levels"
+        case .tooManyValues(let limit): "more than \(limit) values in one document"
         }
         return "\(what) at line \(line), column \(column) (byte \(offset))"
     }

@@ -3,9 +3,14 @@ import Foundation
 /// A strict RFC 8259 parser (plus BOM and optional trailing commas) producing ``JSONValue``.
 struct JSONParser {
     static let depthLimit = 512
+    /// The most values (scalars, arrays, objects) one document may hold. A parsed value takes
+    /// around 50 bytes however short its text (`[]` is two), so this bounds the tree at a few hundred
+    /// MB whatever the input; MSAL caches hold a dozen values per entry.
+    static let valueLimit = 8_000_000
 
     private let bytes: [UInt8]
     private var position = 0
+    private var values = 0
     private let allowTrailingCommas: Bool
 
     private init(bytes: [UInt8], allowTrailingCommas: Bool) {
@@ -29,6 +34,8 @@ struct JSONParser {
 
     private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth < Self.depthLimit else { throw error(.tooDeep(limit: Self.depthLimit)) }
+        values += 1
+        guard values <= Self.valueLimit else { throw error(.tooManyValues(limit: Self.valueLimit)) }
         guard let byte = peek() else { throw error(.unexpectedEnd) }
         switch byte {
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth))
