@@ -174,7 +174,7 @@ def main():
     for name, function, inner in scenarios:
         theirs = p50(function, rounds=15 if inner > 1 else 7, inner=inner)
         mine = ours.get(name)
-        ratio = f"{theirs / mine:,.0f}×" if mine else "—"
+        ratio = (f"{theirs / mine:,.0f}×" if theirs >= 10 * mine else f"{theirs / mine:.1f}×") if mine else "—"
         print(f"| {name} | {show(mine) if mine else 'not measured'} | {show(theirs)} | {ratio} |")
 
 
