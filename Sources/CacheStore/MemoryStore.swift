@@ -16,7 +16,7 @@ public final class MemoryStore: ItemStore {
         var revision: UInt64 = 0
     }
 
-    private let state = StoreStateLock(State())
+    private let state = StateLock(State())
     private let clock: @Sendable () -> Date
     private let maximumDataSize: Int
 

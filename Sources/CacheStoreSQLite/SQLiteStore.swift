@@ -90,7 +90,7 @@ public final class SQLiteStore: ItemStore {
         var lastStamp: (header: WALIndexWatcher.Snapshot, stamp: ChangeStamp)?
     }
 
-    private let state: StoreStateLock<State>
+    private let state: StateLock<State>
     private let groupPlaceholders: String
     private let maximumDataSize: Int
     private let encrypted: Bool
@@ -146,7 +146,7 @@ public final class SQLiteStore: ItemStore {
             self.keyStatus = status
         }
         // The migration above ran a transaction, so the WAL index exists by now.
-        self.state = StoreStateLock(State(connection: connection, watcher: WALIndexWatcher(connection: connection)))
+        self.state = StateLock(State(connection: connection, watcher: WALIndexWatcher(connection: connection)))
     }
 
     public func items(matching query: ItemQuery) throws -> [StoreItem] {

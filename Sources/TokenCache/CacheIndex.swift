@@ -6,7 +6,7 @@ import TokenCacheSchema
 /// The claims of an ID token, parsed on first use and kept; shared by every copy of the entry.
 final class LazyClaims: Sendable {
     private let rawToken: String
-    private let parsed = EngineLock<JSONObject??>(nil)
+    private let parsed = StateLock<JSONObject??>(nil)
 
     init(rawToken: String) { self.rawToken = rawToken }
 
@@ -29,8 +29,8 @@ final class AccountMemo: Sendable {
         let environment: String?
     }
 
-    let homeOrder = EngineLock<[String]?>(nil)
-    let accounts = EngineLock<[Key: CachedAccount?]>([:])
+    let homeOrder = StateLock<[String]?>(nil)
+    let accounts = StateLock<[Key: CachedAccount?]>([:])
 
     /// `compute()` the first time `key` is asked for, the remembered answer afterwards.
     func account(_ key: Key, _ compute: () -> CachedAccount?) -> CachedAccount? {

@@ -67,7 +67,7 @@ public final class TokenCache: Sendable {
         var index = CacheIndex(items: [])
     }
 
-    private let state = EngineLock(State())
+    private let state = StateLock(State())
 
     /// Creates an engine over `store`.
     ///

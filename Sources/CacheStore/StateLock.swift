@@ -5,18 +5,18 @@ import Synchronization
 import Glibc
 #endif
 
-/// The engine's lock, as a pthread mutex: only in the ThreadSanitizer build (`scripts/tsan.sh`
-/// defines TOKENCACHE_PTHREAD_LOCKS).
+/// The lock of the stores' and the engine's state, as a pthread mutex: only in the ThreadSanitizer
+/// build (`scripts/sanitize.sh thread` defines TOKENCACHE_PTHREAD_LOCKS).
 ///
 /// `Mutex` on Linux takes and hands over a contended lock with priority-inheritance futexes inside
 /// the (uninstrumented) standard library, so ThreadSanitizer sees neither the acquire nor the
 /// release and reports accesses made under the lock by two threads as a race. pthread mutexes are
-/// intercepted, so with this lock the sanitizer checks the engine's real synchronization.
-final class EngineLock<Value>: @unchecked Sendable {
+/// intercepted, so with this lock the sanitizer checks the real synchronization.
+public final class StateLock<Value>: @unchecked Sendable {
     private var value: Value
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init(_ value: consuming sending Value) {
+    public init(_ value: consuming sending Value) {
         self.value = value
         pthread_mutex_init(mutex, nil)
     }
@@ -26,7 +26,7 @@ final class EngineLock<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result, Failure: Error>(
+    public func withLock<Result, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
         pthread_mutex_lock(mutex)
@@ -35,6 +35,7 @@ final class EngineLock<Value>: @unchecked Sendable {
     }
 }
 #else
-/// The engine's lock (see the TOKENCACHE_PTHREAD_LOCKS variant for the sanitizer build).
-typealias EngineLock<Value> = Mutex<Value>
+/// The lock of the stores' and the engine's state: `Mutex` (see the TOKENCACHE_PTHREAD_LOCKS variant
+/// for the sanitizer build). One definition, used by every module that keeps locked state.
+public typealias StateLock<Value> = Mutex<Value>
 #endif
