@@ -5,7 +5,8 @@
 #   bash scripts/sanitize.sh address    # AddressSanitizer, in .build-asan
 #
 # Extra arguments go to `swift test` (e.g. --filter ConcurrentAccess). A data race, a heap error or
-# a failing test fails the script. The Secret Service tests skip themselves without a keyring.
+# a failing test fails the script. Like scripts/test.sh, the tests run inside a private D-Bus session
+# with an unlocked keyring (scripts/with-keyring.sh), so the Secret Service tests run here too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,8 +15,8 @@ shift || true
 flags=()
 case $sanitizer in
     # Swift's Mutex hands a contended lock over through futexes inside the uninstrumented standard
-    # library, which ThreadSanitizer cannot see; the engine's index lock becomes a pthread mutex in
-    # this build (Sources/TokenCache/EngineLock.swift), so its real synchronization is checked.
+    # library, which ThreadSanitizer cannot see; the stores' and the engine's locks become pthread
+    # mutexes in this build (Sources/CacheStore/StateLock.swift), so their real synchronization is checked.
     thread) scratch=.build-tsan; flags=(-Xswiftc -DTOKENCACHE_PTHREAD_LOCKS) ;;
     address) scratch=.build-asan ;;
     *) echo "usage: $0 thread|address [swift test arguments]" >&2; exit 2 ;;
@@ -28,4 +29,5 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 export ASAN_OPTIONS="detect_leaks=0 halt_on_error=1 ${ASAN_OPTIONS:-}"
 
 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" "${flags[@]}"
-swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "${flags[@]}" "$@"
+bash scripts/with-keyring.sh \
+    swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "${flags[@]}" "$@"

@@ -21,20 +21,5 @@ export TOKENCACHE_INTEROP_PYTHON="$PWD/.venv-interop/bin/python"
 # Build with the user's own HOME (package caches live there), then run the built tests.
 swift build --build-tests
 
-if command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null; then
-    scratch=$(mktemp -d)
-    trap 'rm -rf "$scratch"' EXIT
-    mkdir -m 700 "$scratch/home" "$scratch/data"
-    # gnome-keyring creates and unlocks a login keyring with the password it reads on stdin; an
-    # empty password would make it ask through a prompt instead.
-    HOME="$scratch/home" XDG_DATA_HOME="$scratch/data" dbus-run-session -- sh -c \
-        'printf "tokencache-ci" | gnome-keyring-daemon --unlock --components=secrets >/dev/null &&
-         exec swift test --skip-build --disable-xctest'
-elif [ "${CI:-}" = "true" ]; then
-    # In CI the Secret Service tests must run: a missing keyring is a failure, not a skip.
-    echo "error: dbus-run-session or gnome-keyring-daemon is missing; CI must run the Secret Service tests" >&2
-    exit 1
-else
-    echo "note: dbus-run-session or gnome-keyring-daemon is missing; Secret Service tests cannot run" >&2
-    swift test --skip-build --disable-xctest
-fi
+# The suite, inside a private D-Bus session with an unlocked keyring (see with-keyring.sh).
+bash scripts/with-keyring.sh swift test --skip-build --disable-xctest
