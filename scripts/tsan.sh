@@ -1,3 +1,10 @@
 #!/usr/bin/env bash
 # The thread-sanitizer pass CI runs; see scripts/sanitize.sh.
-exec bash "$(dirname "$0")/sanitize.sh" thread "$@"
+#
+# It covers every suite that runs in this process — the engine's index under concurrent readers and
+# writers (ConcurrentAccessTests), the stores, the schema, the readers. The suites that start child
+# processes (the CLI's, the multi-process store tests, the MSAL Python interop) run in the normal
+# pass only: their children are separate programs, and under TSan libdispatch's manager thread,
+# which watches those children, has crashed in uninstrumented code.
+exec bash "$(dirname "$0")/sanitize.sh" thread \
+    --skip tokencacheTests --skip MultiProcessTests --skip RevalidationTests "$@"

@@ -21,6 +21,8 @@ public final class ChildProcess: @unchecked Sendable {
     private var buffer = Data()
     private let errors = Pipe()
     private let outputPipe = Pipe()
+    /// Signalled by the reader thread when stdout reaches end of file.
+    private let outputDone = DispatchSemaphore(value: 0)
 
     /// Starts `program` (a product name such as `store-worker`) with `arguments`.
     ///
@@ -39,16 +41,19 @@ public final class ChildProcess: @unchecked Sendable {
         } else {
             process.standardInput = FileHandle.nullDevice
         }
-        outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else {
-                handle.readabilityHandler = nil  // end of file
-                return
-            }
-            guard let self else { return }
-            self.lock.withLock { self.buffer.append(chunk) }
-        }
         try process.run()
+        // A plain thread blocking on read, rather than a readability handler: handlers run on
+        // dispatch sources, whose cancellation races with a late event (a crash seen under TSan).
+        let handle = outputPipe.fileHandleForReading
+        let thread = Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                lock.withLock { buffer.append(chunk) }
+            }
+            outputDone.signal()
+        }
+        thread.start()
     }
 
     /// Everything received on stdout so far.
@@ -62,10 +67,8 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait() -> (status: Int32, errors: String) {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        // Take over from the handler and read what it has not delivered yet, up to end of file.
-        outputPipe.fileHandleForReading.readabilityHandler = nil
-        let rest = outputPipe.fileHandleForReading.readDataToEndOfFile()
-        lock.withLock { buffer.append(rest) }
+        outputDone.wait()  // every byte of stdout has been read
+        outputDone.signal()  // so that a second wait() returns too
         return (process.terminationStatus, message)
     }
 
