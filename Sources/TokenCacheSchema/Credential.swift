@@ -242,6 +242,34 @@ public struct Credential: Sendable, Hashable {
         }
     }
 
+    /// Reads a stored credential item for an index: every check ``init(storeItem:)`` makes is made
+    /// (the same grammar, the same field types), so the two accept and reject exactly the same
+    /// items, but only the fields an index compares are built. ``secret`` reads as `""` unless it
+    /// is at most 15 bytes long (a tombstone's `<tombstone>` is kept), and so do `client_info`,
+    /// `enrollment_id`, `redirect_uri`, `spe_info`, `user_assertion_hash` and unknown members'
+    /// long strings; unknown objects and arrays read empty.
+    ///
+    /// The result is for matching only; read the item with ``init(storeItem:)`` for its content.
+    package init(indexing item: StoreItem) throws(SchemaError) {
+        guard let code = item.type, let kind = CredentialType(typeCode: code) else {
+            throw .wrongItemType(expected: "a credential (type 2000...2009)", item: ItemReference(item))
+        }
+        do {
+            try self.init(jsonObject: PayloadFields.object(from: item.data, building: Self.indexedFields), typeHint: kind)
+        } catch {
+            throw error.attaching(ItemReference(item))
+        }
+    }
+
+    /// The members ``init(indexing:)`` builds: those whose values an index compares, and those whose
+    /// value (not only its kind) decides whether the payload is valid (timestamps).
+    private static let indexedFields: Set<String> = [
+        Field.credentialType, Field.clientId, Field.homeAccountId, Field.environment, Field.realm, Field.target,
+        Field.familyId, Field.cachedAt, Field.expiresOn, Field.extendedExpiresOn, Field.extendedExpiresOnLegacy,
+        Field.refreshOn, Field.tokenType, Field.keyId, Field.keyIdSnakeCase, Field.keyIdGo, Field.requestedClaims,
+        Field.applicationIdentifier,
+    ]
+
     /// The payload object: ``additionalFields`` overlaid with every known field; `nil` fields absent.
     public var jsonObject: JSONObject {
         var object = additionalFields

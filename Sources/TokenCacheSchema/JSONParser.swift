@@ -12,16 +12,33 @@ struct JSONParser {
     private var position = 0
     private var values = 0
     private let allowTrailingCommas: Bool
+    /// Members of the root object whose values are built; the others are only checked (see
+    /// ``parse(_:allowTrailingCommas:buildingRootMembers:)``). `nil`: every value is built.
+    private let builtRootMembers: Set<String>?
 
-    private init(bytes: [UInt8], allowTrailingCommas: Bool) {
+    private init(bytes: [UInt8], allowTrailingCommas: Bool, builtRootMembers: Set<String>?) {
         self.bytes = bytes
         self.allowTrailingCommas = allowTrailingCommas
+        self.builtRootMembers = builtRootMembers
     }
 
     static func parse(_ data: Data, allowTrailingCommas: Bool) throws(JSONParseError) -> JSONValue {
+        try parse(data, allowTrailingCommas: allowTrailingCommas, buildingRootMembers: nil)
+    }
+
+    /// Parses `data` exactly as ``parse(_:allowTrailingCommas:)`` does — the same grammar, limits
+    /// and errors, so the two accept the same documents — but builds only the values of the root
+    /// object's members named in `built`. Every other member's value is checked and replaced by a
+    /// placeholder of the same kind: a string of more than 15 UTF-8 bytes by `""`, an object by
+    /// `{}`, an array by `[]` (shorter strings, numbers and literals cost nothing to build and are
+    /// kept). Type checks on a placeholder answer as on the real value.
+    ///
+    /// Opening a cache reads every payload for a handful of fields; this spares it building each
+    /// token's secret and the members it does not index.
+    static func parse(_ data: Data, allowTrailingCommas: Bool, buildingRootMembers built: Set<String>?) throws(JSONParseError) -> JSONValue {
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        var parser = JSONParser(bytes: bytes, allowTrailingCommas: allowTrailingCommas)
+        var parser = JSONParser(bytes: bytes, allowTrailingCommas: allowTrailingCommas, builtRootMembers: built)
         parser.skipWhitespace()
         guard parser.position < bytes.count else { throw parser.error(.empty) }
         let value = try parser.parseValue(depth: 0)
@@ -32,15 +49,17 @@ struct JSONParser {
 
     // MARK: - Values
 
-    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+    /// One value; with `build` false, one checked by the same grammar and returned as a placeholder
+    /// of its kind (see ``parse(_:allowTrailingCommas:buildingRootMembers:)``).
+    private mutating func parseValue(depth: Int, build: Bool = true) throws(JSONParseError) -> JSONValue {
         guard depth < Self.depthLimit else { throw error(.tooDeep(limit: Self.depthLimit)) }
         values += 1
         guard values <= Self.valueLimit else { throw error(.tooManyValues(limit: Self.valueLimit)) }
         guard let byte = peek() else { throw error(.unexpectedEnd) }
         switch byte {
-        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth))
-        case UInt8(ascii: "["): return .array(try parseArray(depth: depth))
-        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth, build: build))
+        case UInt8(ascii: "["): return .array(try parseArray(depth: depth, build: build))
+        case UInt8(ascii: "\""): return .string(try parseString(build: build))
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
@@ -49,23 +68,28 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONObject {
+    private mutating func parseObject(depth: Int, build: Bool) throws(JSONParseError) -> JSONObject {
         position += 1  // {
         var object = JSONObject()
+        var members = 0
         skipWhitespace()
         if peek() == UInt8(ascii: "}") { position += 1; return object }
         while true {
             skipWhitespace()
             guard let byte = peek() else { throw error(.unexpectedEnd) }
-            if byte == UInt8(ascii: "}"), allowTrailingCommas, !object.isEmpty { position += 1; return object }
+            if byte == UInt8(ascii: "}"), allowTrailingCommas, members > 0 { position += 1; return object }
             guard byte == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(expected: "a member name in quotes")) }
-            let key = try parseString()
+            // Root member names are always built: they decide which values are.
+            let key = try parseString(build: build || depth == 0)
             skipWhitespace()
             guard let colon = peek() else { throw error(.unexpectedEnd) }
             guard colon == UInt8(ascii: ":") else { throw error(.unexpectedCharacter(expected: "':'")) }
             position += 1
             skipWhitespace()
-            object[key] = try parseValue(depth: depth + 1)
+            let buildValue = build && (depth > 0 || builtRootMembers?.contains(key) ?? true)
+            let value = try parseValue(depth: depth + 1, build: buildValue)
+            if build { object[key] = value }
+            members += 1
             skipWhitespace()
             guard let next = peek() else { throw error(.unexpectedEnd) }
             position += 1
@@ -77,15 +101,18 @@ struct JSONParser {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws(JSONParseError) -> [JSONValue] {
+    private mutating func parseArray(depth: Int, build: Bool) throws(JSONParseError) -> [JSONValue] {
         position += 1  // [
         var elements: [JSONValue] = []
+        var count = 0
         skipWhitespace()
         if peek() == UInt8(ascii: "]") { position += 1; return elements }
         while true {
             skipWhitespace()
-            if peek() == UInt8(ascii: "]"), allowTrailingCommas, !elements.isEmpty { position += 1; return elements }
-            elements.append(try parseValue(depth: depth + 1))
+            if peek() == UInt8(ascii: "]"), allowTrailingCommas, count > 0 { position += 1; return elements }
+            let element = try parseValue(depth: depth + 1, build: build)
+            if build { elements.append(element) }
+            count += 1
             skipWhitespace()
             guard let next = peek() else { throw error(.unexpectedEnd) }
             position += 1
@@ -110,23 +137,35 @@ struct JSONParser {
         return JSONNumber(validatedText: String(decoding: bytes[start..<position], as: UTF8.self))
     }
 
-    private mutating func parseString() throws(JSONParseError) -> String {
+    /// A string; with `build` false, checked the same way but read as `""` when longer than 15
+    /// bytes (a string that short is stored inline, so building it costs nothing).
+    private mutating func parseString(build: Bool = true) throws(JSONParseError) -> String {
         position += 1  // opening quote
         let start = position
+        var ascii = true
         // Fast path: no escapes.
-        while position < bytes.count {
+        while true {
+            position = plainRunEnd(from: position)
+            guard position < bytes.count else { break }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
                 let slice = bytes[start..<position]
-                guard let text = String(validating: slice, as: UTF8.self) else {
-                    position = start
-                    throw error(.invalidUTF8)
+                let text: String
+                if ascii {
+                    text = build || slice.count <= 15 ? String(decoding: slice, as: UTF8.self) : ""
+                } else {
+                    guard let valid = String(validating: slice, as: UTF8.self) else {
+                        position = start
+                        throw error(.invalidUTF8)
+                    }
+                    text = build || slice.count <= 15 ? valid : ""
                 }
                 position += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error(.controlCharacterInString) }
+            ascii = false  // a byte of 0x80 or more
             position += 1
         }
         var buffer = [UInt8](bytes[start..<position])
@@ -140,7 +179,7 @@ struct JSONParser {
                     throw error(.invalidUTF8)
                 }
                 position += 1
-                return text
+                return build || buffer.count <= 15 ? text : ""
             case UInt8(ascii: "\\"):
                 position += 1
                 guard position < bytes.count else { throw error(.unexpectedEnd) }
@@ -217,6 +256,34 @@ struct JSONParser {
     }
 
     // MARK: - Helpers
+
+    /// The position of the first byte at or after `start` that ends a run of plain string content:
+    /// a quote, a backslash, a control character or a non-ASCII byte (or the end). Eight bytes are
+    /// tested at a time, so a long token is crossed in a fraction of a byte-by-byte loop's time.
+    private func plainRunEnd(from start: Int) -> Int {
+        bytes.withUnsafeBytes { raw in
+            var index = start
+            let count = raw.count
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while index + 8 <= count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // A byte of the word is zero, or below 0x20, exactly when its high bit is set in
+                // these (the classic "has zero byte" test; exact once non-ASCII bytes are excluded).
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special = (quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word
+                if (special | word) & highs != 0 { break }
+                index += 8
+            }
+            while index < count {
+                let byte = raw[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+                index += 1
+            }
+            return index
+        }
+    }
 
     private func peek() -> UInt8? {
         position < bytes.count ? bytes[position] : nil

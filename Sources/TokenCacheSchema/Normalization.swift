@@ -10,23 +10,47 @@ import Foundation
 /// - Returns: the normalized value, e.g. `"contoso.com"`.
 public func norm(_ string: String) -> String {
     // Fast path: keys are almost always ASCII that is already lower-case and trimmed, and this runs
-    // for every item the engine indexes.
-    var ascii = true
-    var clean = true
-    for byte in string.utf8 {
-        if byte >= 0x80 { ascii = false; break }
-        if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { clean = false }
-    }
-    if ascii {
-        let utf8 = string.utf8
-        let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
-        if clean, utf8.first.map(isSpace) != true, utf8.last.map(isSpace) != true { return string }
+    // for every item the engine indexes and every field a lookup compares.
+    let utf8 = string.utf8
+    let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+    switch utf8.withContiguousStorageIfAvailable(asciiCase) ?? .nonASCII {
+    case .lowercase:
+        if utf8.first.map(isSpace) != true, utf8.last.map(isSpace) != true { return string }
+        fallthrough
+    case .mixedCase:
         var bytes = Array(utf8)
         while let last = bytes.last, isSpace(last) { bytes.removeLast() }
         let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
         return String(decoding: bytes[start...].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    case .nonASCII:
+        return string.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
-    return string.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+}
+
+private enum ASCIICase { case lowercase, mixedCase, nonASCII }
+
+/// Whether `bytes` are ASCII, and whether any is an upper-case letter; eight bytes at a time.
+private func asciiCase(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIICase {
+    let raw = UnsafeRawBufferPointer(bytes)
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    var upper: UInt64 = 0
+    var index = 0
+    while index + 8 <= raw.count {
+        let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        if word & highs != 0 { return .nonASCII }
+        // For a byte below 0x80, b + 0x3F has its high bit set when b >= "A", b + 0x25 when
+        // b > "Z"; neither sum carries into the next byte.
+        upper |= (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25) & highs
+        index += 8
+    }
+    while index < raw.count {
+        let byte = raw[index]
+        if byte >= 0x80 { return .nonASCII }
+        if byte >= 0x41 && byte <= 0x5A { upper = 1 }
+        index += 1
+    }
+    return upper == 0 ? .lowercase : .mixedCase
 }
 
 /// `norm(_:)` of an optional value; `nil` stays `nil`.

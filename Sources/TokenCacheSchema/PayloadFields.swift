@@ -14,10 +14,14 @@ struct PayloadFields {
     }
 
     /// Parses a payload: JSON (BOM and `\/` accepted) whose root is an object.
-    static func object(from data: Data) throws(SchemaError) -> JSONObject {
+    ///
+    /// With `built`, only those root members' values are built; the others read as placeholders of
+    /// their kind (``JSONParser/parse(_:allowTrailingCommas:buildingRootMembers:)``), so every
+    /// check on them answers as on the full object.
+    static func object(from data: Data, building built: Set<String>? = nil) throws(SchemaError) -> JSONObject {
         let value: JSONValue
         do {
-            value = try JSONValue.parse(data)
+            value = try JSONParser.parse(data, allowTrailingCommas: true, buildingRootMembers: built)
         } catch {
             throw .malformedJSON(error, item: nil)
         }
@@ -78,6 +82,8 @@ struct PayloadFields {
             }
             return seconds
         case .string(let text):
+            // Fast path: what every writer stores, plain decimal digits.
+            if let seconds = plainDigits(text) { return seconds }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { return nil }
             if let seconds = Int64(trimmed) { return seconds }
@@ -90,6 +96,19 @@ struct PayloadFields {
             throw .invalidField(field, reason: "must be a string of seconds since 1970, found \(value.kindWithArticle)", item: nil)
         }
     }
+}
+
+/// The value of `text` when it is 1 to 18 ASCII digits and nothing else (no sign, no spaces), read
+/// without Foundation; `nil` otherwise.
+private func plainDigits(_ text: String) -> Int64? {
+    let utf8 = text.utf8
+    guard !utf8.isEmpty, utf8.count <= 18 else { return nil }
+    var value: Int64 = 0
+    for byte in utf8 {
+        guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+        value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+    }
+    return value
 }
 
 extension JSONObject {
