@@ -56,10 +56,17 @@ public protocol ItemStore: AnyObject, Sendable {
 }
 
 /// An opaque revision of a store's content. Equal stamps mean no commit happened in between.
+///
+/// Two numbers of the backend's choosing, held inline: every lookup takes a stamp, so making one
+/// must not allocate.
 public struct ChangeStamp: Sendable, Hashable {
-    public let rawValue: [UInt64]
+    public let first: UInt64
+    public let second: UInt64
 
-    public init(_ parts: UInt64...) { self.rawValue = parts }
+    public init(_ first: UInt64, _ second: UInt64 = 0) {
+        self.first = first
+        self.second = second
+    }
 }
 
 extension ItemStore {
