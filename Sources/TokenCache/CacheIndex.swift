@@ -5,15 +5,15 @@ import TokenCacheSchema
 
 /// The claims of an ID token, parsed on first use and kept; shared by every copy of the entry.
 final class LazyClaims: Sendable {
-    private let rawToken: String
+    private let box: CredentialBox
     private let parsed = StateLock<JSONObject??>(nil)
 
-    init(rawToken: String) { self.rawToken = rawToken }
+    init(_ box: CredentialBox) { self.box = box }
 
     var value: JSONObject? {
         parsed.withLock { parsed in
             if let parsed { return parsed }
-            let claims = IdTokenClaims(rawToken: rawToken)?.claims
+            let claims = IdTokenClaims(rawToken: box.credential.secret)?.claims
             parsed = .some(claims)
             return claims
         }
@@ -29,8 +29,22 @@ final class AccountMemo: Sendable {
         let environment: String?
     }
 
+    struct ListingKey: Hashable, Sendable {
+        let clientId: String?
+        let environment: String?
+    }
+
     let homeOrder = StateLock<[String]?>(nil)
     let accounts = StateLock<[Key: CachedAccount?]>([:])
+    let listings = StateLock<[ListingKey: [CachedAccount]]>([:])
+
+    /// `compute()` the first time the listing for `key` is asked for, the remembered one afterwards.
+    func listing(_ key: ListingKey, _ compute: () throws -> [CachedAccount]) rethrows -> [CachedAccount] {
+        if let known = listings.withLock({ $0[key] }) { return known }
+        let listing = try compute()
+        listings.withLock { $0[key] = listing }
+        return listing
+    }
 
     /// `compute()` the first time `key` is asked for, the remembered answer afterwards.
     func account(_ key: Key, _ compute: () -> CachedAccount?) -> CachedAccount? {
@@ -50,11 +64,13 @@ protocol Sequenced: AnyObject {
     var sequence: Int { get }
 }
 
-/// A credential as the index holds it: decoded once, with the normalized fields lookups compare.
+/// A credential as the index holds it: the normalized fields lookups compare, read once, with the
+/// full credential behind a ``CredentialBox`` that decodes it on first use.
 final class IndexedCredential: Sendable, Sequenced {
-    let credential: Credential
+    let box: CredentialBox
     /// Where the item is stored (its own attributes, which may differ from the key it would get today).
-    let identity: ItemIdentity
+    var identity: ItemIdentity { box.identity }
+    let credentialType: CredentialType
     let homeAccountId: String
     let environment: String
     let clientId: String
@@ -65,10 +81,21 @@ final class IndexedCredential: Sendable, Sequenced {
     let scopes: ScopeSet
     /// `bearer` when the item names none.
     let tokenType: String
+    /// Normalized; empty when the item names none.
+    let keyId: String
+    /// As stored; `nil` when absent or blank (blank claims match no claims).
+    let requestedClaims: String?
+    /// Normalized; empty when the item names none.
+    let applicationIdentifier: String
+    let expiresOn: Int64?
+    let cachedAt: Int64?
+    let refreshOn: Int64?
     /// ID tokens only: the claims, parsed the first time they are asked for (listing accounts), not
     /// while the index is built (opening a cache).
     let lazyClaims: LazyClaims?
 
+    /// The full credential (decoded on first use).
+    var credential: Credential { box.credential }
     var claims: JSONObject? { lazyClaims?.value }
     /// Position in the store's order (first added first); a replaced item keeps its position.
     let sequence: Int
@@ -77,10 +104,12 @@ final class IndexedCredential: Sendable, Sequenced {
         CacheIndex.AccessTokenKey(homeAccountId: homeAccountId, clientId: clientId, realm: realm)
     }
 
-    init(_ credential: Credential, identity: ItemIdentity, sequence: Int = 0) {
+    /// An entry for `credential`, whose full content is in `box` (`credential` may be a partial read
+    /// of it: only the fields compared here are used).
+    init(_ credential: Credential, box: CredentialBox, sequence: Int = 0) {
         self.sequence = sequence
-        self.credential = credential
-        self.identity = identity
+        self.box = box
+        credentialType = credential.credentialType
         homeAccountId = norm(credential.homeAccountId ?? "")
         environment = norm(credential.environment ?? "")
         clientId = norm(credential.clientId ?? "")
@@ -88,10 +117,21 @@ final class IndexedCredential: Sendable, Sequenced {
         realm = norm(credential.realm ?? "")
         scopes = ScopeSet(credential.target ?? "")
         tokenType = norm(credential.tokenType ?? "bearer")
+        keyId = norm(credential.keyId ?? "")
+        requestedClaims = credential.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+        applicationIdentifier = norm(credential.applicationIdentifier ?? "")
+        expiresOn = credential.expiresOn
+        cachedAt = credential.cachedAt
+        refreshOn = credential.refreshOn
         switch credential.credentialType {
-        case .idToken, .v1IdToken: lazyClaims = LazyClaims(rawToken: credential.secret)
+        case .idToken, .v1IdToken: lazyClaims = LazyClaims(box)
         default: lazyClaims = nil
         }
+    }
+
+    /// An entry for a credential in hand (one being saved).
+    convenience init(_ credential: Credential, identity: ItemIdentity, sequence: Int = 0) {
+        self.init(credential, box: CredentialBox(credential, identity: identity), sequence: sequence)
     }
 }
 
@@ -155,6 +195,8 @@ final class IndexedAppMetadata: Sendable, Sequenced {
     let identity: ItemIdentity
     let clientId: String
     let environment: String
+    /// Normalized; empty when the app is in no family.
+    let familyId: String
     let sequence: Int
 
     init(_ metadata: AppMetadata, identity: ItemIdentity, sequence: Int = 0) {
@@ -163,6 +205,7 @@ final class IndexedAppMetadata: Sendable, Sequenced {
         self.identity = identity
         clientId = norm(metadata.clientId ?? "")
         environment = norm(metadata.environment ?? "")
+        familyId = norm(metadata.familyId ?? "")
     }
 }
 
@@ -224,7 +267,12 @@ struct CacheIndex: Sendable {
         // Decoding (JSON, keyed archives, ID-token claims) is most of the cost of opening a cache and
         // each item decodes on its own, so it is spread over the cores; the index is then built in order.
         let decoded = Self.decodeConcurrently(items)
-        for (item, entry) in zip(items, decoded) { insert(item, decoded: entry) }
+        for (item, entry) in zip(items, decoded) {
+            // A store holds each identity once, so no entry is replaced: one hash of the identity
+            // per item, and the (fresh) memo is kept.
+            add(item, identity: item.identity, sequence: nextSequence, entry: entry)
+            nextSequence += 1
+        }
     }
 
     private static func decodeConcurrently(_ items: [StoreItem]) -> [Entry] {
@@ -296,11 +344,20 @@ struct CacheIndex: Sendable {
             sequence = nextSequence
             nextSequence += 1
         }
+        add(item, identity: identity, sequence: sequence, entry: decoded ?? Self.entry(for: item, identity: identity, sequence: sequence))
+    }
+
+    /// Records `entry` for `item` at `sequence` and places it in the lookup maps.
+    private mutating func add(_ item: StoreItem, identity: ItemIdentity, sequence: Int, entry: Entry) {
         // The payload is not kept: entries hold attributes for query matching only.
         var attributes = item
         attributes.data = Data()
-        let entry = decoded ?? Self.entry(for: item, identity: identity, sequence: sequence)
-        entries[identity] = (attributes, sequence, entry)
+        if let replaced = entries.updateValue((attributes, sequence, entry), forKey: identity) {
+            // Only reached if a store returned an identity twice: the later item wins, as in insert.
+            entries[identity] = replaced
+            remove(identity)
+            entries[identity] = (attributes, sequence, entry)
+        }
         func place<Key: Hashable, Value: Sequenced>(_ value: Value, in map: inout [Key: [Value]], at key: Key) {
             let position = map[key]?.lastIndex { $0.sequence < value.sequence }.map { $0 + 1 } ?? 0
             map[key, default: []].insert(value, at: position)
@@ -308,7 +365,7 @@ struct CacheIndex: Sendable {
         switch entry {
         case .credential(let credential):
             place(credential, in: &credentialsByHomeAccount, at: credential.homeAccountId)
-            switch credential.credential.credentialType {
+            switch credential.credentialType {
             case .accessToken, .accessTokenWithAuthScheme:
                 place(credential, in: &accessTokens, at: credential.accessTokenKey)
             case .refreshToken, .familyRefreshToken, .boundRefreshToken:
@@ -370,6 +427,26 @@ struct CacheIndex: Sendable {
     }
 
     private static func entry(for item: StoreItem, identity: ItemIdentity, sequence: Int) -> Entry {
+        if let type = item.type, CredentialType(typeCode: type) != nil {
+            // Credentials are most of a cache and are read partially here: the full read waits for
+            // a lookup that returns one (CredentialBox).
+            let credential: Credential
+            let box: CredentialBox
+            do {
+                credential = try Credential(indexing: item)
+                box = CredentialBox(stored: item)
+            } catch {
+                // The full read names the problem exactly (the partial one may have met a placeholder).
+                do {
+                    credential = try Credential(storeItem: item)
+                    box = CredentialBox(credential, identity: identity)
+                } catch {
+                    return .unreadable(error)
+                }
+            }
+            if credential.isTombstone { return .tombstone }
+            return .credential(IndexedCredential(credential, box: box, sequence: sequence))
+        }
         let decoded: UnifiedItem
         do {
             decoded = try UnifiedItem(item)

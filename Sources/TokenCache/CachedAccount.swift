@@ -27,18 +27,60 @@ public struct CachedAccount: Sendable, Hashable {
     public let source: Source
 
     /// The account in one tenant.
+    ///
+    /// It refers to the index's entries rather than copying them, so listing a thousand accounts
+    /// copies no records; the fields are read from them when asked for.
     public struct TenantProfile: Sendable, Hashable {
         /// The tenant id.
-        public let realm: String
+        public var realm: String { record.realm }
         /// The account's object id in that tenant.
-        public let localAccountId: String?
+        public var localAccountId: String? { record.account.localAccountId }
         /// Whether this is the account's home tenant (the `utid` of its home account id).
         public let isHomeTenant: Bool
         /// The claims of the tenant's ID token, when one is cached for the app (or any app).
-        public let idTokenClaims: JSONObject?
+        public var idTokenClaims: JSONObject? {
+            switch claims {
+            case .idToken(let token): token?.claims
+            case .parsed(let claims): claims
+            }
+        }
         /// The stored account record (for a legacy ADAL account, one built from its ID token).
-        public let account: Account
+        public var account: Account { record.account }
         /// Where the record is stored.
-        public let identity: ItemIdentity
+        public var identity: ItemIdentity { record.identity }
+
+        private let record: IndexedAccount
+        private let claims: Claims
+
+        private enum Claims: Sendable {
+            /// Parsed from the ID token on first use (and kept by the index).
+            case idToken(IndexedCredential?)
+            case parsed(JSONObject?)
+        }
+
+        /// A profile of a stored account record, with the ID token chosen for it.
+        init(record: IndexedAccount, isHomeTenant: Bool, idToken: IndexedCredential?) {
+            self.record = record
+            self.isHomeTenant = isHomeTenant
+            claims = .idToken(idToken)
+        }
+
+        /// A profile of an account built from a legacy entry, with that entry's claims.
+        init(account: Account, identity: ItemIdentity, isHomeTenant: Bool, idTokenClaims: JSONObject?) {
+            record = IndexedAccount(account, identity: identity)
+            self.isHomeTenant = isHomeTenant
+            claims = .parsed(idTokenClaims)
+        }
+
+        public static func == (lhs: TenantProfile, rhs: TenantProfile) -> Bool {
+            lhs.isHomeTenant == rhs.isHomeTenant && lhs.realm == rhs.realm && lhs.identity == rhs.identity
+                && lhs.account == rhs.account && lhs.idTokenClaims == rhs.idTokenClaims
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(realm)
+            hasher.combine(identity)
+            hasher.combine(isHomeTenant)
+        }
     }
 }

@@ -1,39 +1,105 @@
 import TokenCacheSchema
 
 /// Scopes compared as MSAL compares them: split on spaces, blanks dropped, case-insensitive.
+///
+/// A token holds a handful of scopes, so they are kept in a small array and searched linearly:
+/// cheaper than hashing each scope, and a lookup can test its request against them without
+/// building a set of its own.
 struct ScopeSet: Sendable, Hashable {
     /// Scopes every token response grants implicitly; they never decide whether a token matches.
-    static let reserved: Set<String> = ["openid", "profile", "offline_access"]
+    static let reserved = ["openid", "profile", "offline_access"]
+    private static let packedReserved = Array(reserved.joined(separator: " ").utf8)
 
-    let normalized: Set<String>
+    /// Normalized, without repeats, in first-seen order.
+    let normalized: [String]
+    /// ``normalized`` joined by single spaces, as bytes: what ``containsAll(requested:)`` searches.
+    private let packed: [UInt8]
 
     init(_ target: String) {
-        normalized = Set(target.split(separator: " ").map { norm(String($0)) }.filter { !$0.isEmpty })
+        var scopes: [String] = []
+        for part in target.split(separator: " ") {
+            let scope = norm(String(part))
+            if !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
+        }
+        normalized = scopes
+        packed = Array(scopes.joined(separator: " ").utf8)
     }
 
     init(_ scopes: [String]) {
-        var set = Set<String>(minimumCapacity: scopes.count)
-        for scope in scopes {
-            if scope.utf8.contains(UInt8(ascii: " ")) {
-                for part in scope.split(separator: " ") where !part.isEmpty { set.insert(norm(String(part))) }
-            } else if !scope.isEmpty {
-                set.insert(norm(scope))
-            }
-        }
-        set.remove("")
-        normalized = set
+        self.init(scopes.joined(separator: " "))
     }
 
-    /// The set without the reserved OIDC scopes.
-    var withoutReserved: ScopeSet {
-        normalized.isDisjoint(with: Self.reserved) ? self : ScopeSet(normalized: normalized.subtracting(Self.reserved))
-    }
-
-    private init(normalized: Set<String>) { self.normalized = normalized }
-
-    func isSubset(of other: ScopeSet) -> Bool { normalized.isSubset(of: other.normalized) }
-
-    func intersects(_ other: ScopeSet) -> Bool { !normalized.isDisjoint(with: other.normalized) }
+    func intersects(_ other: ScopeSet) -> Bool { normalized.contains { other.normalized.contains($0) } }
 
     var isEmpty: Bool { normalized.isEmpty }
+
+    static func == (lhs: ScopeSet, rhs: ScopeSet) -> Bool { lhs.normalized == rhs.normalized }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(normalized) }
+
+    /// Whether every requested scope except the reserved ones is among these. Entries of
+    /// `requested` may hold several scopes separated by spaces; each is trimmed and compared
+    /// without regard to case, without allocating unless it contains non-ASCII text.
+    func containsAll(requested: [String]) -> Bool {
+        for entry in requested {
+            let found = entry.utf8.withContiguousStorageIfAvailable { bytes in
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count && bytes[end] != UInt8(ascii: " ") { end += 1 }
+                    if !contains(requestedScope: UnsafeBufferPointer(rebasing: bytes[start..<end])) { return false }
+                    start = end + 1
+                }
+                return true
+            } ?? contains(slowly: entry)
+            if !found { return false }
+        }
+        return true
+    }
+
+    /// Whether one requested scope (raw text, no spaces) is here, or is reserved or blank.
+    private func contains(requestedScope raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        var low = 0
+        var high = raw.count
+        while low < high && Self.isSpace(raw[low]) { low += 1 }
+        while high > low && Self.isSpace(raw[high - 1]) { high -= 1 }
+        if low == high { return true }
+        let part = UnsafeBufferPointer(rebasing: raw[low..<high])
+        if part.contains(where: { $0 >= 0x80 }) {
+            let scope = norm(String(decoding: part, as: UTF8.self))
+            return scope.isEmpty || Self.reserved.contains(scope) || normalized.contains(scope)
+        }
+        return Self.packedReserved.withUnsafeBufferPointer { Self.find(part, in: $0) }
+            || packed.withUnsafeBufferPointer { Self.find(part, in: $0) }
+    }
+
+    /// `containsAll` for text without contiguous UTF-8 storage (bridged strings).
+    private func contains(slowly entry: String) -> Bool {
+        var copy = entry
+        copy.makeContiguousUTF8()
+        return containsAll(requested: [copy])
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+
+    /// Whether ASCII `part`, lower-cased, is one of the space-separated lower-case words of `packed`.
+    private static func find(_ part: UnsafeBufferPointer<UInt8>, in packed: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = 0
+        while start < packed.count {
+            var end = start
+            while end < packed.count && packed[end] != UInt8(ascii: " ") { end += 1 }
+            if end - start == part.count {
+                var index = 0
+                while index < part.count {
+                    var byte = part[index]
+                    if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
+                    if byte != packed[start + index] { break }
+                    index += 1
+                }
+                if index == part.count { return true }
+            }
+            start = end + 1
+        }
+        return false
+    }
 }

@@ -13,20 +13,24 @@ public struct StoredCredential: Sendable, Hashable {
     }
 
     /// The decoded item (its `secret` is the token). For a legacy ADAL entry, the unified view of it.
-    public let credential: Credential
+    ///
+    /// Read from the store's payload the first time any result holding it asks, then kept.
+    public var credential: Credential { box.credential }
     /// Where it is stored.
-    public let identity: ItemIdentity
+    public var identity: ItemIdentity { box.identity }
     public let source: Source
 
+    /// Shared with the index: a result costs one reference, not a copy of the credential.
+    private let box: CredentialBox
+
     init(_ indexed: IndexedCredential) {
-        credential = indexed.credential
-        identity = indexed.identity
+        box = indexed.box
         source = .unified
     }
 
     /// The refresh token of a legacy ADAL entry, as a unified refresh token.
     init(refreshTokenOf legacy: IndexedLegacyToken) {
-        credential = Credential(
+        let credential = Credential(
             credentialType: .refreshToken,
             secret: legacy.item.refreshToken ?? "",
             clientId: legacy.item.clientId,
@@ -34,8 +38,18 @@ public struct StoredCredential: Sendable, Hashable {
             environment: legacy.environment,
             familyId: legacy.item.effectiveFamilyId,
             cachedAt: legacy.item.cachedAt.map { Int64($0.timeIntervalSince1970) })
-        identity = legacy.identity
+        box = CredentialBox(credential, identity: legacy.identity)
         source = .legacyADAL
+    }
+
+    public static func == (lhs: StoredCredential, rhs: StoredCredential) -> Bool {
+        lhs.source == rhs.source && (lhs.box === rhs.box || (lhs.identity == rhs.identity && lhs.credential == rhs.credential))
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(source)
+        hasher.combine(identity)
+        hasher.combine(credential)
     }
 }
 

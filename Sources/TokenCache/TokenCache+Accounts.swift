@@ -1,4 +1,5 @@
 import CacheStore
+import Foundation
 import TokenCacheSchema
 
 extension TokenCache {
@@ -19,10 +20,17 @@ extension TokenCache {
     }
 
     func accounts(clientId: String?, environment: String?, in index: CacheIndex) throws -> [CachedAccount] {
-        var seen = Set<String>()
-        let unified = index.homeAccountOrder.filter { seen.insert($0).inserted }.compactMap {
-            cachedAccount(homeAccountId: $0, clientId: clientId, environment: environment, index: index)
+        // An app lists its accounts before nearly every silent request, and the answer only changes
+        // with the cache: it is built once per index state (every change to the index drops it).
+        try index.memo.listing(.init(clientId: clientId, environment: environment)) {
+            try buildListing(clientId: clientId, environment: environment, in: index)
         }
+    }
+
+    private func buildListing(clientId: String?, environment: String?, in index: CacheIndex) throws -> [CachedAccount] {
+        let scope = AccountScope(clientId: clientId, environment: environment, engine: self, index: index)
+        let unified = index.homeAccountOrder.compactMap { buildAccount(homeAccountId: $0, scope: scope, index: index) }
+        if index.legacyTokensByUser.isEmpty { return unified }
         return unified + legacyAccounts(clientId: clientId, environment: environment, excluding: unified, index: index)
     }
 
@@ -48,12 +56,14 @@ extension TokenCache {
     }
 
     func account(username: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
-        for homeAccountId in homeAccountIds(for: .username(username), in: index) {
-            if let account = cachedAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index) {
+        let user = norm(username)
+        let records = index.accountsByUsername[user] ?? []
+        for (position, record) in records.enumerated()
+        where !records[..<position].contains(where: { $0.homeAccountId == record.homeAccountId }) {
+            if let account = cachedAccount(homeAccountId: record.homeAccountId, clientId: clientId, environment: environment, index: index) {
                 return account
             }
         }
-        let user = norm(username)
         return legacyAccounts(clientId: clientId, environment: environment, excluding: [], index: index, users: [user])
             .first { norm($0.username ?? "") == user }
     }
@@ -109,34 +119,49 @@ extension TokenCache {
                 username: account.username,
                 name: account.name,
                 tenantProfiles: [CachedAccount.TenantProfile(
-                    realm: realm, localAccountId: account.localAccountId,
-                    isHomeTenant: homeTenant.map { $0 == realm } ?? true,
-                    idTokenClaims: claims, account: account, identity: token.identity)],
+                    account: account, identity: token.identity,
+                    isHomeTenant: homeTenant.map { $0 == realm } ?? true, idTokenClaims: claims)],
                 source: .legacyADAL))
         }
         return result
     }
 
     private func cachedAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
-        // Listings are asked for again and again between writes: each answer is built once.
+        // Single accounts are asked for again and again between writes: each answer is built once.
         index.memo.account(.init(homeAccountId: homeAccountId, clientId: clientId, environment: environment)) {
-            buildAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index)
+            buildAccount(homeAccountId: homeAccountId, scope: AccountScope(clientId: clientId, environment: environment, engine: self, index: index), index: index)
         }
     }
 
-    private func buildAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
+    /// What building accounts for one app and environment needs, worked out once per listing
+    /// rather than once per account.
+    struct AccountScope {
+        /// The app, normalized; `nil` for every app.
+        let client: String?
+        /// The app's account metadata: each account's sign-in state.
+        let signInStates: [String: AccountMetadata.Entry]?
+        /// The family whose tokens sign an account in to the app (empty: none).
+        let familyId: String
+        /// The environment's aliases; `nil` for every environment.
+        let aliases: [String]?
+
+        init(clientId: String?, environment: String?, engine: TokenCache, index: CacheIndex) {
+            client = clientId.map { norm($0) }
+            signInStates = clientId.flatMap { index.accountMetadata[$0]?.metadata.accounts }
+            familyId = clientId.map { engine.familyIdForSignIn(clientId: $0, index: index) } ?? ""
+            aliases = environment.map { engine.configuration.clouds.aliases(for: $0) }
+        }
+    }
+
+    func buildAccount(homeAccountId: String, scope: AccountScope, index: CacheIndex) -> CachedAccount? {
         var records = index.accounts(homeAccountId: homeAccountId)
-        var aliases: [String]?
-        if let environment {
-            let list = configuration.clouds.aliases(for: environment)
-            aliases = list
-            records = records.filter { list.contains($0.environment) }
+        if let aliases = scope.aliases {
+            records = records.filter { aliases.contains($0.environment) }
         }
         guard !records.isEmpty else { return nil }
-        if let clientId, !isSignedIn(homeAccountId: homeAccountId, clientId: clientId, aliases: aliases, index: index) {
+        if scope.client != nil, !isSignedIn(homeAccountId: homeAccountId, scope: scope, index: index) {
             return nil
         }
-        let client = clientId.map { norm($0) }
         let idTokens = index.idTokens[homeAccountId] ?? []
         var profiles: [CachedAccount.TenantProfile] = []
         profiles.reserveCapacity(records.count)
@@ -149,19 +174,13 @@ extension TokenCache {
             for token in idTokens where token.realm == record.realm
                 && configuration.clouds.areAliases(token.environment, record.environment)
             {
-                if token.clientId == client {
+                if token.clientId == scope.client {
                     idToken = token
                     break
                 }
                 if idToken == nil { idToken = token }
             }
-            profiles.append(CachedAccount.TenantProfile(
-                realm: record.realm,
-                localAccountId: record.account.localAccountId,
-                isHomeTenant: isHome,
-                idTokenClaims: idToken?.claims,
-                account: record.account,
-                identity: record.identity))
+            profiles.append(CachedAccount.TenantProfile(record: record, isHomeTenant: isHome, idToken: idToken))
         }
         let primaryRecord = primary ?? records[0]
         return CachedAccount(
@@ -176,29 +195,32 @@ extension TokenCache {
     /// Whether `realm` is the `utid` of `homeAccountId` (`uid.utid`): the part after its last dot,
     /// compared without allocating.
     static func isHomeTenant(_ realm: String, of homeAccountId: String) -> Bool {
-        let home = homeAccountId.utf8
-        let tenant = realm.utf8
-        guard !tenant.isEmpty, home.count > tenant.count, home.suffix(tenant.count).elementsEqual(tenant) else { return false }
-        return home[home.index(home.endIndex, offsetBy: -tenant.count - 1)] == UInt8(ascii: ".")
-            && !tenant.contains(UInt8(ascii: "."))
+        var home = homeAccountId
+        var tenant = realm
+        return home.withUTF8 { home in
+            tenant.withUTF8 { tenant in
+                guard !tenant.isEmpty, home.count > tenant.count, home[home.count - tenant.count - 1] == UInt8(ascii: "."),
+                    !tenant.contains(UInt8(ascii: "."))
+                else { return false }
+                return memcmp(home.baseAddress! + (home.count - tenant.count), tenant.baseAddress!, tenant.count) == 0
+            }
+        }
     }
 
-    private func isSignedIn(homeAccountId: String, clientId: String, aliases: [String]?, index: CacheIndex) -> Bool {
-        if let state = index.accountMetadata[clientId]?.metadata.accounts[homeAccountId]?.signInState {
+    private func isSignedIn(homeAccountId: String, scope: AccountScope, index: CacheIndex) -> Bool {
+        if let state = scope.signInStates?[homeAccountId]?.signInState {
             if state == .signedOut { return false }
             if state == .signedIn { return true }
         }
-        let client = norm(clientId)
-        let familyId = familyIdForSignIn(clientId: clientId, index: index)
         return (index.refreshTokens[homeAccountId] ?? []).contains { token in
-            if let aliases, !aliases.contains(token.environment) { return false }
-            return token.clientId == client || (!familyId.isEmpty && token.familyId == familyId)
+            if let aliases = scope.aliases, !aliases.contains(token.environment) { return false }
+            return token.clientId == scope.client || (!scope.familyId.isEmpty && token.familyId == scope.familyId)
         }
     }
 
     /// The app metadata's family when an entry exists (none, when it names none), else "1" — the
     /// same choice as familyRefreshToken(homeAccountId:clientId:environment:).
-    private func familyIdForSignIn(clientId: String, index: CacheIndex) -> String {
+    func familyIdForSignIn(clientId: String, index: CacheIndex) -> String {
         if let metadata = index.appMetadata[norm(clientId)]?.first?.metadata {
             return norm(metadata.familyId ?? "")
         }

@@ -32,31 +32,34 @@ extension TokenCache {
         guard !candidates.isEmpty else { return nil }
 
         let aliases = configuration.clouds.aliases(for: query.environment)
-        let wanted = ScopeSet(query.scopes).withoutReserved
         let tokenType = norm(query.tokenType ?? "bearer")
         let keyId = norm(query.keyId ?? "")
-        let claims = query.requestedClaims ?? ""
+        // Requested claims match when both are blank or both are exactly equal (IndexedCredential
+        // keeps blank claims as nil).
+        let claims = query.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
         let applicationIdentifier = norm(query.applicationIdentifier ?? "")
         let now = self.now
+        let deadline = now + configuration.expirationBuffer
 
         var best: (rank: Int, token: IndexedCredential, expiresOn: Int64)?
         for token in candidates {
+            // The cheap comparisons first; the scopes, the costliest, last.
             guard let rank = aliases.firstIndex(of: token.environment),
                 token.tokenType == tokenType,
-                norm(token.credential.keyId ?? "") == keyId,
-                wanted.isSubset(of: token.scopes),
-                Self.claimsMatch(token.credential.requestedClaims ?? "", claims),
-                norm(token.credential.applicationIdentifier ?? "") == applicationIdentifier,
-                let expiresOn = token.credential.expiresOn,
-                expiresOn >= now + configuration.expirationBuffer,
-                (token.credential.cachedAt ?? 0) <= now
+                token.keyId == keyId,
+                token.requestedClaims == claims,
+                token.applicationIdentifier == applicationIdentifier,
+                let expiresOn = token.expiresOn,
+                expiresOn >= deadline,
+                (token.cachedAt ?? 0) <= now,
+                token.scopes.containsAll(requested: query.scopes)
             else { continue }
             // Tokens under the preferred cache host win over other aliases, then the longest-lived.
             if let current = best, (current.rank, -current.expiresOn) <= (rank, -expiresOn) { continue }
             best = (rank, token, expiresOn)
         }
         guard let best else { return nil }
-        let refreshOn = best.token.credential.refreshOn
+        let refreshOn = best.token.refreshOn
         return FoundAccessToken(
             stored: StoredCredential(best.token),
             expiresOn: Date(timeIntervalSince1970: TimeInterval(best.expiresOn)),
@@ -75,23 +78,33 @@ extension TokenCache {
     }
 
     func refreshToken(_ query: RefreshTokenQuery, in index: CacheIndex) throws -> StoredCredential? {
-        let aliases = query.environment.map { Set(configuration.clouds.aliases(for: $0)) }
+        let aliases = query.environment.map { configuration.clouds.aliases(for: $0) }
         let clientId = norm(query.clientId)
-        let familyId = query.familyId.map(norm)
-        let kinds: [CredentialType] =
+        let familyId = query.familyId.map { norm($0) }
+        let kinds: (CredentialType, CredentialType?) =
             familyId == nil
-            ? [.refreshToken]
-            : configuration.useSingleFamilyRefreshToken ? [.familyRefreshToken, .refreshToken] : [.refreshToken, .familyRefreshToken]
-        for homeAccountId in homeAccountIds(for: query.subject, in: index) {
-            let tokens = (index.refreshTokens[homeAccountId] ?? []).filter { token in
+            ? (.refreshToken, nil)
+            : configuration.useSingleFamilyRefreshToken ? (.familyRefreshToken, .refreshToken) : (.refreshToken, .familyRefreshToken)
+        func search(_ homeAccountId: String) -> IndexedCredential? {
+            guard let tokens = index.refreshTokens[homeAccountId] else { return nil }
+            func matches(_ token: IndexedCredential, _ kind: CredentialType) -> Bool {
+                guard token.credentialType == kind else { return false }
                 if let aliases, !aliases.contains(token.environment) { return false }
                 if let familyId { return token.familyId == familyId }
                 return token.familyId.isEmpty && token.clientId == clientId
             }
-            for kind in kinds {
-                if let token = tokens.first(where: { $0.credential.credentialType == kind }) {
-                    return StoredCredential(token)
-                }
+            if let token = tokens.first(where: { matches($0, kinds.0) }) { return token }
+            if let second = kinds.1, let token = tokens.first(where: { matches($0, second) }) { return token }
+            return nil
+        }
+        switch query.subject {
+        case .homeAccountId(let id):
+            if let token = search(norm(id)) { return StoredCredential(token) }
+        case .username(let username):
+            let accounts = index.accountsByUsername[norm(username)] ?? []
+            for (position, account) in accounts.enumerated()
+            where !accounts[..<position].contains(where: { $0.homeAccountId == account.homeAccountId }) {
+                if let token = search(account.homeAccountId) { return StoredCredential(token) }
             }
         }
         return legacyRefreshToken(query, in: index)
@@ -139,9 +152,9 @@ extension TokenCache {
     public func familyRefreshToken(homeAccountId: String, clientId: String, environment: String? = nil) throws -> StoredCredential? {
         try withIndex { index in
             let familyId: String
-            if let metadata = try appMetadata(clientId: clientId, environment: environment, in: index) {
-                guard let id = metadata.familyId, !id.isEmpty else { return nil }
-                familyId = id
+            if let metadata = appMetadataEntry(clientId: clientId, environment: environment, in: index) {
+                guard !metadata.familyId.isEmpty else { return nil }
+                familyId = metadata.familyId
             } else {
                 familyId = "1"
             }
@@ -164,8 +177,8 @@ extension TokenCache {
         let matches = (index.idTokens[home] ?? []).filter {
             $0.clientId == client && aliases.contains($0.environment) && (realm == nil || $0.realm == realm)
         }
-        let best = matches.min { (aliases.firstIndex(of: $0.environment)!, $0.credential.credentialType == .idToken ? 0 : 1)
-            < (aliases.firstIndex(of: $1.environment)!, $1.credential.credentialType == .idToken ? 0 : 1) }
+        let best = matches.min { (aliases.firstIndex(of: $0.environment)!, $0.credentialType == .idToken ? 0 : 1)
+            < (aliases.firstIndex(of: $1.environment)!, $1.credentialType == .idToken ? 0 : 1) }
         return best.map(StoredCredential.init)
     }
 
@@ -175,11 +188,17 @@ extension TokenCache {
     }
 
     func appMetadata(clientId: String, environment: String?, in index: CacheIndex) throws -> AppMetadata? {
-        let entries = index.appMetadata[norm(clientId)] ?? []
-        guard let environment else { return entries.first?.metadata }
+        appMetadataEntry(clientId: clientId, environment: environment, in: index)?.metadata
+    }
+
+    /// The app metadata entry of a client: in any environment when `environment` is `nil`, else the
+    /// one under the alias searched first.
+    func appMetadataEntry(clientId: String, environment: String?, in index: CacheIndex) -> IndexedAppMetadata? {
+        guard let entries = index.appMetadata[norm(clientId)] else { return nil }
+        guard let environment else { return entries.first }
         let aliases = configuration.clouds.aliases(for: environment)
         return entries.min { (aliases.firstIndex(of: $0.environment) ?? .max) < (aliases.firstIndex(of: $1.environment) ?? .max) }
-            .flatMap { aliases.contains($0.environment) ? $0.metadata : nil }
+            .flatMap { aliases.contains($0.environment) ? $0 : nil }
     }
 
     // MARK: - Helpers
@@ -201,26 +220,5 @@ extension TokenCache {
         guard UUID(uuidString: homeTenant) != nil else { return normalized }
         if normalized == "organizations" && homeTenant == Self.msaTenant { return normalized }
         return homeTenant
-    }
-
-    /// Requested claims match when both are blank or both are exactly equal.
-    static func claimsMatch(_ stored: String, _ asked: String) -> Bool {
-        let storedBlank = stored.allSatisfy(\.isWhitespace)
-        let askedBlank = asked.allSatisfy(\.isWhitespace)
-        if storedBlank && askedBlank { return true }
-        return stored == asked
-    }
-
-    /// The normalized home account ids a subject stands for, in account order.
-    func homeAccountIds(for subject: RefreshTokenQuery.Subject, in index: CacheIndex) -> [String] {
-        switch subject {
-        case .homeAccountId(let id):
-            return [norm(id)]
-        case .username(let username):
-            var seen = Set<String>()
-            return (index.accountsByUsername[norm(username)] ?? [])
-                .map(\.homeAccountId)
-                .filter { seen.insert($0).inserted }
-        }
     }
 }

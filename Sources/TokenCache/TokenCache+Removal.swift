@@ -64,7 +64,7 @@ extension TokenCache {
             markedSignedOut = true
         }
         let removesRefreshToken = legacy.contains(where: \.hasRefreshToken) || credentials.contains {
-            [.refreshToken, .familyRefreshToken, .boundRefreshToken].contains($0.credential.credentialType)
+            [.refreshToken, .familyRefreshToken, .boundRefreshToken].contains($0.credentialType)
         }
         if removesRefreshToken {
             operations.append(.save(WipeRecord(application: configuration.applicationName, time: configuration.clock())

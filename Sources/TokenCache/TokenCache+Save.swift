@@ -111,9 +111,9 @@ extension TokenCache {
                 applicationIdentifier: request.applicationIdentifier)
             let newToken = IndexedCredential(credential, identity: try credential.storeItem(accessGroup: writeAccessGroup).identity)
             for old in index.accessTokens[newToken.accessTokenKey] ?? []
-            where old.credential.credentialType == credential.credentialType
+            where old.credentialType == credential.credentialType
                 && configuration.clouds.areAliases(old.environment, environment)
-                && norm(old.credential.applicationIdentifier ?? "") == norm(request.applicationIdentifier ?? "")
+                && old.applicationIdentifier == norm(request.applicationIdentifier ?? "")
                 && old.scopes.intersects(newToken.scopes)
                 && old.identity != newToken.identity
             {
