@@ -250,7 +250,7 @@ public struct Credential: Sendable, Hashable {
     /// long strings; unknown objects and arrays read empty.
     ///
     /// The result is for matching only; read the item with ``init(storeItem:)`` for its content.
-    package init(indexing item: StoreItem) throws(SchemaError) {
+    @_spi(Indexing) public init(indexing item: StoreItem) throws(SchemaError) {
         guard let code = item.type, let kind = CredentialType(typeCode: code) else {
             throw .wrongItemType(expected: "a credential (type 2000...2009)", item: ItemReference(item))
         }

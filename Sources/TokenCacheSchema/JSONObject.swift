@@ -18,7 +18,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
-        return members.firstIndex { $0.key == key }
+        // Comparing lengths first skips most members without a string comparison.
+        let count = key.utf8.count
+        return members.firstIndex { $0.key.utf8.count == count && $0.key == key }
     }
 
     /// An empty object.
@@ -73,6 +75,27 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         let value = self[key]
         self[key] = nil
         return value
+    }
+
+    /// The position of the member for `key`, if any (for readers that take members one by one).
+    func memberPosition(of key: String) -> Int? {
+        position(of: key)
+    }
+
+    /// The value of the member at `position`.
+    func memberValue(at position: Int) -> JSONValue {
+        members[position].value
+    }
+
+    /// The object without the members whose positions `isTaken` picks, in the same order.
+    func removingMembers(where isTaken: (Int) -> Bool) -> JSONObject {
+        var result = JSONObject()
+        result.members.reserveCapacity(members.count)
+        for (position, member) in members.enumerated() where !isTaken(position) { result.members.append(member) }
+        if result.members.count > Self.indexThreshold {
+            result.index = Dictionary(result.members.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        return result
     }
 
     /// Iterates the members in order.

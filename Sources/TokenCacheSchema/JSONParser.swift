@@ -8,7 +8,8 @@ struct JSONParser {
     /// MB whatever the input; MSAL caches hold a dozen values per entry.
     static let valueLimit = 8_000_000
 
-    private let bytes: [UInt8]
+    /// The document (without a byte-order mark), valid for the parse only.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var values = 0
     private let allowTrailingCommas: Bool
@@ -16,7 +17,7 @@ struct JSONParser {
     /// ``parse(_:allowTrailingCommas:buildingRootMembers:)``). `nil`: every value is built.
     private let builtRootMembers: Set<String>?
 
-    private init(bytes: [UInt8], allowTrailingCommas: Bool, builtRootMembers: Set<String>?) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, allowTrailingCommas: Bool, builtRootMembers: Set<String>?) {
         self.bytes = bytes
         self.allowTrailingCommas = allowTrailingCommas
         self.builtRootMembers = builtRootMembers
@@ -36,15 +37,22 @@ struct JSONParser {
     /// Opening a cache reads every payload for a handful of fields; this spares it building each
     /// token's secret and the members it does not index.
     static func parse(_ data: Data, allowTrailingCommas: Bool, buildingRootMembers built: Set<String>?) throws(JSONParseError) -> JSONValue {
-        var bytes = [UInt8](data)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        var parser = JSONParser(bytes: bytes, allowTrailingCommas: allowTrailingCommas, builtRootMembers: built)
-        parser.skipWhitespace()
-        guard parser.position < bytes.count else { throw parser.error(.empty) }
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.position == bytes.count else { throw parser.error(.trailingContent) }
-        return value
+        // Parsed in place: the payload is not copied.
+        var result: Result<JSONValue, JSONParseError>?
+        data.withUnsafeBytes { raw in
+            var bytes = raw.assumingMemoryBound(to: UInt8.self)
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = UnsafeBufferPointer(rebasing: bytes[3...]) }
+            result = Result { () throws(JSONParseError) -> JSONValue in
+                var parser = JSONParser(bytes: bytes, allowTrailingCommas: allowTrailingCommas, builtRootMembers: built)
+                parser.skipWhitespace()
+                guard parser.position < bytes.count else { throw parser.error(.empty) }
+                let value = try parser.parseValue(depth: 0)
+                parser.skipWhitespace()
+                guard parser.position == bytes.count else { throw parser.error(.trailingContent) }
+                return value
+            }
+        }
+        return try result!.get()
     }
 
     // MARK: - Values
@@ -261,7 +269,8 @@ struct JSONParser {
     /// a quote, a backslash, a control character or a non-ASCII byte (or the end). Eight bytes are
     /// tested at a time, so a long token is crossed in a fraction of a byte-by-byte loop's time.
     private func plainRunEnd(from start: Int) -> Int {
-        bytes.withUnsafeBytes { raw in
+        do {
+            let raw = UnsafeRawBufferPointer(bytes)
             var index = start
             let count = raw.count
             let ones: UInt64 = 0x0101_0101_0101_0101

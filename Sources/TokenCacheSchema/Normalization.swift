@@ -18,10 +18,18 @@ public func norm(_ string: String) -> String {
         if utf8.first.map(isSpace) != true, utf8.last.map(isSpace) != true { return string }
         fallthrough
     case .mixedCase:
-        var bytes = Array(utf8)
-        while let last = bytes.last, isSpace(last) { bytes.removeLast() }
-        let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
-        return String(decoding: bytes[start...].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        var trimmed = utf8[...]
+        while let first = trimmed.first, isSpace(first) { trimmed.removeFirst() }
+        while let last = trimmed.last, isSpace(last) { trimmed.removeLast() }
+        // Written straight into the new string's storage: one allocation at most.
+        return String(unsafeUninitializedCapacity: trimmed.count) { buffer in
+            var count = 0
+            for byte in trimmed {
+                buffer[count] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                count += 1
+            }
+            return count
+        }
     case .nonASCII:
         return string.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }

@@ -7,10 +7,42 @@ import Foundation
 /// accepted where a string is expected (its text is used); timestamps may be strings of integer or
 /// decimal seconds (truncated) or numbers. Anything else in a known field is an error naming it.
 struct PayloadFields {
-    private(set) var remaining: JSONObject
+    private let object: JSONObject
+    /// Members already read, by position: a mask for the first 64, a set beyond. Reading marks a
+    /// member instead of removing it, so a payload is searched but never reshuffled or copied until
+    /// ``remaining`` is asked for, once.
+    private var takenMask: UInt64 = 0
+    private var takenBeyond: Set<Int> = []
 
     init(_ object: JSONObject) {
-        self.remaining = object
+        self.object = object
+    }
+
+    /// The members not read yet, in order.
+    var remaining: JSONObject {
+        if takenMask == 0 && takenBeyond.isEmpty { return object }
+        return object.removingMembers(where: isTaken)
+    }
+
+    private func isTaken(_ position: Int) -> Bool {
+        position < 64 ? takenMask & (1 << UInt64(position)) != 0 : takenBeyond.contains(position)
+    }
+
+    /// Marks `key`'s member read and returns its value.
+    private mutating func take(_ key: String) -> JSONValue? {
+        guard let position = object.memberPosition(of: key), !isTaken(position) else { return nil }
+        if position < 64 {
+            takenMask |= 1 << UInt64(position)
+        } else {
+            takenBeyond.insert(position)
+        }
+        return object.memberValue(at: position)
+    }
+
+    /// The value of `key`'s member, unless already read.
+    private func peek(_ key: String) -> JSONValue? {
+        guard let position = object.memberPosition(of: key), !isTaken(position) else { return nil }
+        return object.memberValue(at: position)
     }
 
     /// Parses a payload: JSON (BOM and `\/` accepted) whose root is an object.
@@ -31,31 +63,31 @@ struct PayloadFields {
 
     /// Removes `key` and returns its string value.
     mutating func string(_ key: String) throws(SchemaError) -> String? {
-        guard let value = remaining.removeValue(forKey: key) else { return nil }
+        guard let value = take(key) else { return nil }
         return try Self.string(value, field: key)
     }
 
     /// The string value of `key` without removing it.
     func peekString(_ key: String) throws(SchemaError) -> String? {
-        guard let value = remaining[key] else { return nil }
+        guard let value = peek(key) else { return nil }
         return try Self.string(value, field: key)
     }
 
     /// Removes `key` and returns its value as whole seconds.
     mutating func timestamp(_ key: String) throws(SchemaError) -> Int64? {
-        guard let value = remaining.removeValue(forKey: key) else { return nil }
+        guard let value = take(key) else { return nil }
         return try Self.timestamp(value, field: key)
     }
 
     /// The timestamp value of `key` without removing it.
     func peekTimestamp(_ key: String) throws(SchemaError) -> Int64? {
-        guard let value = remaining[key] else { return nil }
+        guard let value = peek(key) else { return nil }
         return try Self.timestamp(value, field: key)
     }
 
     /// Removes `key` and returns its object value.
     mutating func object(_ key: String) throws(SchemaError) -> JSONObject? {
-        guard let value = remaining.removeValue(forKey: key) else { return nil }
+        guard let value = take(key) else { return nil }
         switch value {
         case .null: return nil
         case .object(let object): return object
