@@ -48,6 +48,14 @@ public protocol ItemStore: AnyObject, Sendable {
         _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
     ) throws -> BatchResult
 
+    /// Reads every item of the store's groups, as ``allItems()`` does, handing them to `receive`
+    /// in order, at most `chunkSize` at a time, while the read goes on — so a caller can work on the
+    /// first items while the rest are read. The chunks together are one consistent state of the
+    /// store. `receive` runs under the store's lock: it must return quickly and not call the store.
+    ///
+    /// The default implementation reads everything, then hands it over in chunks.
+    func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws
+
     /// A value that changes whenever the store's content may have changed, by this process or any other.
     ///
     /// Caches built over a store compare stamps to decide whether to reload; computing one is meant
@@ -113,6 +121,14 @@ extension ItemStore {
     /// Every item in the store's access groups.
     public func allItems() throws -> [StoreItem] {
         try items(matching: ItemQuery())
+    }
+
+    public func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws {
+        let items = try allItems()
+        let size = max(1, chunkSize)
+        for start in stride(from: 0, to: items.count, by: size) {
+            receive(Array(items[start..<min(items.count, start + size)]))
+        }
     }
 
     /// The item with this identity, if any.

@@ -72,9 +72,18 @@ public struct ItemIdentity: Sendable, Hashable {
 
     public static func == (lhs: ItemIdentity, rhs: ItemIdentity) -> Bool {
         lhs.type == rhs.type
-            && lhs.accessGroup.utf8.elementsEqual(rhs.accessGroup.utf8)
-            && lhs.account.utf8.elementsEqual(rhs.account.utf8)
-            && lhs.service.utf8.elementsEqual(rhs.service.utf8)
+            && sameBytes(lhs.accessGroup, rhs.accessGroup)
+            && sameBytes(lhs.account, rhs.account)
+            && sameBytes(lhs.service, rhs.service)
+    }
+
+    /// Whether the two strings have the same UTF-8 bytes (not merely canonically equivalent).
+    private static func sameBytes(_ first: String, _ second: String) -> Bool {
+        var first = first
+        var second = second
+        return first.withUTF8 { a in
+            second.withUTF8 { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
+        }
     }
 
     public func hash(into hasher: inout Hasher) {

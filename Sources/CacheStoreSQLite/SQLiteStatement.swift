@@ -59,6 +59,14 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// Whether the column's text is exactly `string`'s UTF-8 bytes.
+    func textEquals(_ column: Int32, _ string: String) -> Bool {
+        guard let text = sqlite3_column_text(handle, column) else { return string.isEmpty }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        var string = string
+        return string.withUTF8 { bytes in bytes.count == count && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0) }
+    }
+
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

@@ -157,6 +157,24 @@ public final class SQLiteStore: ItemStore {
         }
     }
 
+    public func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws {
+        let (sql, bind) = select(ItemQuery())
+        let size = max(1, chunkSize)
+        try state.withLock { state throws in
+            var chunk: [StoreItem] = []
+            chunk.reserveCapacity(size)
+            // One statement, so one read transaction: the chunks are one state of the store.
+            try readItems(sql, bind, on: state.connection) { item in
+                chunk.append(item)
+                if chunk.count == size {
+                    receive(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            if !chunk.isEmpty { receive(chunk) }
+        }
+    }
+
     /// The SELECT for `query` and its binder.
     private func select(_ query: ItemQuery) -> (String, (SQLiteStatement) -> Void) {
         let (whereClause, bind) = condition(for: query)
@@ -172,21 +190,29 @@ public final class SQLiteStore: ItemStore {
     private func readItems(
         _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection
     ) throws -> [StoreItem] {
+        var items: [StoreItem] = []
+        try readItems(sql, bind, on: connection) { items.append($0) }
+        return items
+    }
+
+    /// Runs a ``select(_:)`` on `connection`, handing each item to `receive` as it is read.
+    private func readItems(
+        _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection, _ receive: (StoreItem) -> Void
+    ) throws {
         let statement = try connection.statement(sql)
         defer { statement.reset() }
         bind(statement)
-        var items: [StoreItem] = []
+        var groups: [String] = []
         while true {
             let code = statement.step()
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw connection.error(code, "query items") }
-            var item = Self.item(from: statement)
+            var item = Self.item(from: statement, groups: &groups)
             if statement.int64(8) != StoreSchema.plainEnvelope {
                 item.data = try openPayload(item)
             }
-            items.append(item)
+            receive(item)
         }
-        return items
     }
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
@@ -565,10 +591,19 @@ public final class SQLiteStore: ItemStore {
         type.map(Int64.init) ?? StoreSchema.absentType
     }
 
-    private static func item(from row: SQLiteStatement) -> StoreItem {
+    /// The item in `row`. `groups` holds the access groups met so far in this read: rows share them,
+    /// so each is made once instead of once per row.
+    private static func item(from row: SQLiteStatement, groups: inout [String]) -> StoreItem {
         let type = row.int64(3)
+        let group: String
+        if let known = groups.first(where: { row.textEquals(0, $0) }) {
+            group = known
+        } else {
+            group = row.string(0)
+            groups.append(group)
+        }
         return StoreItem(
-            accessGroup: row.string(0),
+            accessGroup: group,
             account: row.string(1),
             service: row.string(2),
             generic: row.data(4),

@@ -281,4 +281,21 @@ struct ItemStoreConformanceTests {
         #expect(try store.allItems().count == 1333)
         #expect(try store.item(identity) != nil)
     }
+
+    @Test(arguments: Backend.allCases)
+    func chunkedReadHandsOverEveryItemInOrder(backend: Backend) throws {
+        let store = try backend.makeStore()
+        try store.save((0..<23).map { Self.item(account: "acct-\($0)", data: "payload \($0)") })
+        let all = try store.allItems()
+        for size in [1, 5, 23, 100] {
+            var chunks: [[StoreItem]] = []
+            try store.readAllItems(chunkSize: size) { chunks.append($0) }
+            #expect(chunks.flatMap { $0 } == all, "chunk size \(size)")
+            #expect(chunks.dropLast().allSatisfy { $0.count == size }, "chunk size \(size)")
+            #expect(chunks.count == (all.count + size - 1) / size)
+        }
+        var nothing = 0
+        try backend.makeStore().readAllItems(chunkSize: 4) { _ in nothing += 1 }
+        #expect(nothing == 0)
+    }
 }
