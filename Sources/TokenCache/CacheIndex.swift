@@ -1,7 +1,7 @@
 import CacheStore
 import Foundation
 import Synchronization
-import TokenCacheSchema
+@_spi(Indexing) import TokenCacheSchema
 
 /// The claims of an ID token, parsed on first use and kept; shared by every copy of the entry.
 final class LazyClaims: Sendable {
@@ -255,24 +255,36 @@ struct CacheIndex: Sendable {
     /// Unified items whose payload could not be read; they are skipped, as MSAL skips them.
     private(set) var unreadable: [ItemIdentity: SchemaError] = [:]
 
+    /// An identity with its hash computed beforehand: opening a cache computes it on the decoding
+    /// cores, so the serial index builder only combines one number per item.
+    struct IdentityKey: Hashable, Sendable {
+        let identity: ItemIdentity
+        let hash: Int
+
+        init(_ identity: ItemIdentity) {
+            self.identity = identity
+            hash = identity.hashValue
+        }
+
+        static func == (lhs: IdentityKey, rhs: IdentityKey) -> Bool { lhs.hash == rhs.hash && lhs.identity == rhs.identity }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+    }
+
     /// Every indexed item's attributes, position and contribution, by identity.
-    private var entries: [ItemIdentity: (item: StoreItem, sequence: Int, entry: Entry)] = [:]
+    private var entries: [IdentityKey: (item: StoreItem, sequence: Int, entry: Entry)] = [:]
     private var nextSequence = 0
 
     /// How many items the index holds.
     var itemCount: Int { entries.count }
 
+    /// Indexes `items`, in this order; large inputs are decoded on every core.
     init(items: [StoreItem]) {
         entries.reserveCapacity(items.count)
-        // Decoding (JSON, keyed archives, ID-token claims) is most of the cost of opening a cache and
-        // each item decodes on its own, so it is spread over the cores; the index is then built in order.
-        let decoded = Self.decodeConcurrently(items)
-        for (item, entry) in zip(items, decoded) {
-            // A store holds each identity once, so no entry is replaced: one hash of the identity
-            // per item, and the (fresh) memo is kept.
-            add(item, identity: item.identity, sequence: nextSequence, entry: entry)
-            nextSequence += 1
+        for (position, (item, entry)) in zip(items, Self.decodeConcurrently(items)).enumerated() {
+            add(item, key: IdentityKey(item.identity), sequence: position, entry: entry)
         }
+        nextSequence = items.count
     }
 
     private static func decodeConcurrently(_ items: [StoreItem]) -> [Entry] {
@@ -291,6 +303,66 @@ struct CacheIndex: Sendable {
             }
         }
         return results
+    }
+
+    /// Reads `store` and indexes its items: three stages that overlap, so opening a cache costs
+    /// little more than the longest of them. The calling thread reads the store (serially: one
+    /// consistent read) and hands over chunks of items; other cores decode each chunk (JSON, keyed
+    /// archives); one serial builder adds the decoded chunks to the index in the store's order.
+    static func read(from store: any ItemStore) throws -> CacheIndex {
+        let chunkSize = 256
+        let decoding = DispatchGroup()
+        let builder = Builder()
+        var count = 0
+        try store.readAllItems(chunkSize: chunkSize) { chunk in
+            let number = count / chunkSize
+            count += chunk.count
+            DispatchQueue.global().async(group: decoding) {
+                let base = number * chunkSize
+                var keys: [IdentityKey] = []
+                keys.reserveCapacity(chunk.count)
+                let entries = chunk.enumerated().map { position, item in
+                    let identity = item.identity
+                    keys.append(IdentityKey(identity))
+                    return entry(for: item, identity: identity, sequence: base + position)
+                }
+                builder.deliver(number, items: chunk, keys: keys, entries: entries)
+            }
+        }
+        decoding.wait()
+        return builder.finish()
+    }
+
+    /// The last stage of ``read(from:)``: receives decoded chunks in any order and adds them to an
+    /// index in chunk order, on its own serial queue.
+    private final class Builder: @unchecked Sendable {
+        // `index`, `ready` and `next` are only touched on `queue` (and by `finish` after `sync`).
+        private let queue = DispatchQueue(label: "tokencache.index-builder")
+        private var index = CacheIndex(items: [])
+        private var ready: [Int: (items: [StoreItem], keys: [IdentityKey], entries: [Entry])] = [:]
+        private var next = 0
+
+        func deliver(_ number: Int, items: [StoreItem], keys: [IdentityKey], entries: [Entry]) {
+            queue.async {
+                self.ready[number] = (items, keys, entries)
+                while let chunk = self.ready.removeValue(forKey: self.next) {
+                    for position in chunk.items.indices {
+                        // A store holds each identity once, so no entry is replaced, and the
+                        // (fresh) memo is kept.
+                        self.index.add(
+                            chunk.items[position], key: chunk.keys[position], sequence: self.index.nextSequence,
+                            entry: chunk.entries[position])
+                        self.index.nextSequence += 1
+                    }
+                    self.next += 1
+                }
+            }
+        }
+
+        /// The index, once every chunk was delivered.
+        func finish() -> CacheIndex {
+            queue.sync { index }
+        }
     }
 
     /// The stored accounts of one home account.
@@ -319,7 +391,7 @@ struct CacheIndex: Sendable {
                 if let identity = query.identity {
                     remove(identity)
                 } else {
-                    for (identity, stored) in entries where query.matches(stored.item) { remove(identity) }
+                    for (key, stored) in entries where query.matches(stored.item) { remove(key.identity) }
                 }
             }
         }
@@ -337,30 +409,38 @@ struct CacheIndex: Sendable {
         memo = AccountMemo()
         let identity = item.identity
         let sequence: Int
-        if let existing = entries[identity] {
+        if let existing = entries[IdentityKey(identity)] {
             sequence = existing.sequence
             remove(identity)
         } else {
             sequence = nextSequence
             nextSequence += 1
         }
-        add(item, identity: identity, sequence: sequence, entry: decoded ?? Self.entry(for: item, identity: identity, sequence: sequence))
+        add(item, key: IdentityKey(identity), sequence: sequence, entry: decoded ?? Self.entry(for: item, identity: identity, sequence: sequence))
     }
 
     /// Records `entry` for `item` at `sequence` and places it in the lookup maps.
-    private mutating func add(_ item: StoreItem, identity: ItemIdentity, sequence: Int, entry: Entry) {
+    private mutating func add(_ item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry) {
+        let identity = key.identity
         // The payload is not kept: entries hold attributes for query matching only.
         var attributes = item
         attributes.data = Data()
-        if let replaced = entries.updateValue((attributes, sequence, entry), forKey: identity) {
+        if let replaced = entries.updateValue((attributes, sequence, entry), forKey: key) {
             // Only reached if a store returned an identity twice: the later item wins, as in insert.
-            entries[identity] = replaced
+            entries[key] = replaced
             remove(identity)
-            entries[identity] = (attributes, sequence, entry)
+            entries[key] = (attributes, sequence, entry)
         }
         func place<Key: Hashable, Value: Sequenced>(_ value: Value, in map: inout [Key: [Value]], at key: Key) {
-            let position = map[key]?.lastIndex { $0.sequence < value.sequence }.map { $0 + 1 } ?? 0
-            map[key, default: []].insert(value, at: position)
+            // One hash of the key: the list is changed in place.
+            insert(value, into: &map[key, default: []])
+        }
+        func insert<Value: Sequenced>(_ value: Value, into list: inout [Value]) {
+            if let last = list.last, last.sequence > value.sequence {
+                list.insert(value, at: list.lastIndex { $0.sequence < value.sequence }.map { $0 + 1 } ?? 0)
+            } else {
+                list.append(value)
+            }
         }
         switch entry {
         case .credential(let credential):
@@ -395,7 +475,7 @@ struct CacheIndex: Sendable {
 
     /// Takes out whatever `identity` contributed.
     mutating func remove(_ identity: ItemIdentity) {
-        guard let (_, _, entry) = entries.removeValue(forKey: identity) else { return }
+        guard let (_, _, entry) = entries.removeValue(forKey: IdentityKey(identity)) else { return }
         memo = AccountMemo()
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
             guard var list = map[key] else { return }

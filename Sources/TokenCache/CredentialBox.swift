@@ -1,5 +1,5 @@
 import CacheStore
-import TokenCacheSchema
+@_spi(Indexing) import TokenCacheSchema
 
 /// A stored credential, shared by the index entry and every lookup result that found it, and
 /// decoded from its payload only when somebody reads it.

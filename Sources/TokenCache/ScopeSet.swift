@@ -10,32 +10,73 @@ struct ScopeSet: Sendable, Hashable {
     static let reserved = ["openid", "profile", "offline_access"]
     private static let packedReserved = Array(reserved.joined(separator: " ").utf8)
 
-    /// Normalized, without repeats, in first-seen order.
-    let normalized: [String]
-    /// ``normalized`` joined by single spaces, as bytes: what ``containsAll(requested:)`` searches.
+    /// The normalized scopes, without repeats, in first-seen order, joined by single spaces, as
+    /// bytes: what ``containsAll(requested:)`` searches.
     private let packed: [UInt8]
 
+    /// Normalized, without repeats, in first-seen order.
+    var normalized: [String] {
+        packed.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     init(_ target: String) {
-        var scopes: [String] = []
-        for part in target.split(separator: " ") {
-            let scope = norm(String(part))
-            if !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
+        var packed: [UInt8] = []
+        var ascii = true
+        target.utf8.withContiguousStorageIfAvailable { bytes in
+            // One pass for the usual ASCII target: words trimmed, lower-cased and appended unless
+            // already there. Anything else takes the general path below.
+            packed.reserveCapacity(bytes.count)
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != UInt8(ascii: " ") { end += 1 }
+                var low = start
+                var high = end
+                while low < high && Self.isSpace(bytes[low]) { low += 1 }
+                while high > low && Self.isSpace(bytes[high - 1]) { high -= 1 }
+                let word = UnsafeBufferPointer(rebasing: bytes[low..<high])
+                if word.contains(where: { $0 >= 0x80 }) {
+                    ascii = false
+                    return
+                }
+                if !word.isEmpty && !packed.withUnsafeBufferPointer({ Self.find(word, in: $0) }) {
+                    if !packed.isEmpty { packed.append(UInt8(ascii: " ")) }
+                    for byte in word { packed.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) }
+                }
+                start = end + 1
+            }
+        } ?? { ascii = false }()
+        if !ascii {
+            var scopes: [String] = []
+            for part in target.split(separator: " ") {
+                let scope = norm(String(part))
+                if !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
+            }
+            packed = Array(scopes.joined(separator: " ").utf8)
         }
-        normalized = scopes
-        packed = Array(scopes.joined(separator: " ").utf8)
+        self.packed = packed
     }
 
     init(_ scopes: [String]) {
         self.init(scopes.joined(separator: " "))
     }
 
-    func intersects(_ other: ScopeSet) -> Bool { normalized.contains { other.normalized.contains($0) } }
+    func intersects(_ other: ScopeSet) -> Bool {
+        packed.withUnsafeBufferPointer { mine in
+            other.packed.withUnsafeBufferPointer { theirs in
+                var start = 0
+                while start < mine.count {
+                    var end = start
+                    while end < mine.count && mine[end] != UInt8(ascii: " ") { end += 1 }
+                    if Self.find(UnsafeBufferPointer(rebasing: mine[start..<end]), in: theirs) { return true }
+                    start = end + 1
+                }
+                return false
+            }
+        }
+    }
 
-    var isEmpty: Bool { normalized.isEmpty }
-
-    static func == (lhs: ScopeSet, rhs: ScopeSet) -> Bool { lhs.normalized == rhs.normalized }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(normalized) }
+    var isEmpty: Bool { packed.isEmpty }
 
     /// Whether every requested scope except the reserved ones is among these. Entries of
     /// `requested` may hold several scopes separated by spaces; each is trimmed and compared

@@ -102,7 +102,7 @@ public final class TokenCache: Sendable {
         }
         // Stamped with the stamp taken *before* the read: a commit racing with the read changes the
         // stamp again, and the next call re-reads.
-        let index = CacheIndex(items: try store.allItems())
+        let index = try CacheIndex.read(from: store)
         state.withLock { state in
             state.stamp = stamp
             state.index = index

@@ -1,0 +1,162 @@
+import CacheStore
+import CacheStoreSQLite
+import Foundation
+import TokenCacheSchema
+import Testing
+
+@testable import TokenCache
+
+/// The shortcuts the lookups take (issue 6) answer exactly as the plain rules would.
+@Suite struct ScopeSetTests {
+    /// The plain rules: split on spaces, trim, lower-case, drop blanks and repeats.
+    static func reference(_ target: String) -> [String] {
+        var scopes: [String] = []
+        for part in target.split(separator: " ") {
+            let scope = part.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+            if !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
+        }
+        return scopes
+    }
+
+    static func randomTarget(_ generator: inout SplitMix64, asciiOnly: Bool) -> String {
+        let words = ["User.Read", "user.read", "Mail.Read", "openid", "PROFILE", "offline_access", "a", "B", "Files.ReadWrite.All"]
+        let odd = ["é", "\u{212A}", "İ", "Straße", "\u{A0}"]
+        let separators = [" ", "  ", " \t", "\n ", ""]
+        var text = ""
+        for _ in 0..<Int.random(in: 0...6, using: &generator) {
+            text += separators.randomElement(using: &generator)!
+            text += (!asciiOnly && Bool.random(using: &generator) ? odd : words).randomElement(using: &generator)!
+        }
+        return text + separators.randomElement(using: &generator)!
+    }
+
+    @Test func normalizesAsThePlainRulesDo() {
+        var generator = SplitMix64(seed: 7)
+        for round in 0..<5000 {
+            let target = Self.randomTarget(&generator, asciiOnly: round.isMultiple(of: 2))
+            #expect(ScopeSet(target).normalized == Self.reference(target), "\(Array(target.unicodeScalars))")
+        }
+    }
+
+    @Test func containsAllMatchesTheSubsetRuleWithoutTheReservedScopes() {
+        var generator = SplitMix64(seed: 11)
+        for round in 0..<5000 {
+            let target = Self.randomTarget(&generator, asciiOnly: round.isMultiple(of: 2))
+            let requested = (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                Self.randomTarget(&generator, asciiOnly: round.isMultiple(of: 3))
+            }
+            let wanted = Set(requested.flatMap { Self.reference($0) }).subtracting(ScopeSet.reserved)
+            let expected = wanted.isSubset(of: Set(Self.reference(target)))
+            #expect(ScopeSet(target).containsAll(requested: requested) == expected, "\(target) ⊇ \(requested)")
+        }
+    }
+
+    @Test func intersectsWhenAScopeIsShared() {
+        #expect(ScopeSet("User.Read Mail.Read").intersects(ScopeSet("mail.read")))
+        #expect(!ScopeSet("User.Read").intersects(ScopeSet("User.ReadWrite")))
+        #expect(!ScopeSet("").intersects(ScopeSet("a")))
+        #expect(ScopeSet("K").intersects(ScopeSet("\u{212A}")))  // the Kelvin sign lower-cases to k
+    }
+}
+
+@Suite struct LazyCredentialTests {
+    static let group = "com.microsoft.adalcache"
+
+    /// A credential stored by another library, with members this model does not know.
+    static func foreignItem(secret: String) throws -> StoreItem {
+        let payload: JSONObject = [
+            "credential_type": "AccessToken", "secret": .string(secret), "home_account_id": .string(IDs.home),
+            "environment": "login.windows.net", "client_id": .string(IDs.appA), "realm": .string(IDs.homeTenant),
+            "target": "User.Read", "cached_at": "1700000000", "expires_on": "4102444800",
+            "x_vendor_extension": .object(["kept": .array(["as", "is", .string(String(repeating: "long ", count: 10))])]),
+        ]
+        let credential = try Credential(jsonObject: payload)
+        return try credential.storeItem(accessGroup: group)
+    }
+
+    @Test func aLookupReadsTheFullCredentialWithItsUnknownMembers() throws {
+        let secret = "eyJ0eXAiOiJKV1QifQ." + String(repeating: "x", count: 2000)
+        let store = MemoryStore(accessGroups: try AccessGroups([Self.group]))
+        try store.save(try Self.foreignItem(secret: secret))
+        let cache = try TokenCache(store: store, configuration: .init(clock: { Date(timeIntervalSince1970: 1_700_000_100) }))
+        let query = AccessTokenQuery(homeAccountId: IDs.home, environment: "login.microsoftonline.com", realm: IDs.homeTenant,
+                                     clientId: IDs.appA, scopes: ["user.read"])
+        let found = try #require(try cache.accessToken(query))
+        #expect(found.credential.secret == secret)
+        guard case .array(let kept)? = found.credential.additionalFields["x_vendor_extension"]?.objectValue?["kept"] else {
+            Issue.record("the unknown member was not kept")
+            return
+        }
+        #expect(kept.count == 3)
+        #expect(found.credential.jsonData == (try Self.foreignItem(secret: secret)).data)
+        // Two lookups share the entry; results compare by content and place.
+        let again = try #require(try cache.accessToken(query))
+        #expect(again.stored == found.stored)
+        #expect(Set([again.stored, found.stored]).count == 1)
+    }
+
+    @Test func aPayloadTheFullReadRejectsIsUnreadableNotIndexed() throws {
+        let store = MemoryStore(accessGroups: try AccessGroups([Self.group]))
+        var item = try Self.foreignItem(secret: "s")
+        // A long invalid timestamp: the partial read keeps timestamps whole, so it rejects it too.
+        item.data = Data(String(decoding: item.data, as: UTF8.self)
+            .replacingOccurrences(of: "\"4102444800\"", with: "\"not a timestamp, and long enough to skip\"").utf8)
+        try store.save(item)
+        let cache = try TokenCache(store: store)
+        #expect(try cache.unreadableItems().count == 1)
+        #expect(try cache.accessToken(AccessTokenQuery(
+            homeAccountId: IDs.home, environment: "login.windows.net", realm: IDs.homeTenant, clientId: IDs.appA, scopes: [])) == nil)
+    }
+}
+
+@Suite struct RememberedListingTests {
+    @Test func aListingFollowsEveryChange() throws {
+        let fixture = try CacheFixture()
+        let request = try CacheFixture.request()
+        try fixture.cache.save(TokenResponses.aad(), for: request)
+        let first = try fixture.cache.accounts(clientId: IDs.appA)
+        #expect(first.map(\.homeAccountId) == [IDs.home])
+        #expect(try fixture.cache.accounts(clientId: IDs.appA) == first)
+
+        // A save by this engine, then by another engine on the same store (another app).
+        try fixture.cache.save(TokenResponses.aad(uid: IDs.uid2, username: "second@contoso.com"), for: request)
+        #expect(try fixture.cache.accounts(clientId: IDs.appA).map(\.homeAccountId) == [IDs.home, IDs.home2])
+        let other = try TokenCache(store: fixture.store)
+        try other.save(TokenResponses.aad(uid: "3c1d2e4f-0000-4000-8000-000000000003", username: "third@contoso.com"), for: request)
+        #expect(try fixture.cache.accounts(clientId: IDs.appA).count == 3)
+
+        // Removal, and a listing for another app or environment, are answered on their own.
+        try fixture.cache.removeAccount(homeAccountId: IDs.home2, clientId: IDs.appA)
+        #expect(!(try fixture.cache.accounts(clientId: IDs.appA).map(\.homeAccountId)).contains(IDs.home2))
+        #expect(try fixture.cache.accounts(clientId: IDs.appB).isEmpty)
+        #expect(try fixture.cache.accounts(clientId: IDs.appA, environment: "login.chinacloudapi.cn").isEmpty)
+    }
+}
+
+@Suite struct ChunkedOpenTests {
+    /// More items than one chunk of the overlapped read: the index keeps the store's order.
+    @Test func anEngineOpenedOnALargeSQLiteStoreSeesEveryItemInOrder() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-chunked-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("cache.sqlite").path
+        let groups = try AccessGroups([IDs.group])
+        let writer = try TokenCache(store: try SQLiteStore(path: path, accessGroups: groups))
+        let request = try CacheFixture.request()
+        var homes: [String] = []
+        for index in 0..<200 {
+            let uid = String(format: "%08x-0000-4000-8000-%012x", index, index)
+            let saved = try writer.save(TokenResponses.aad(uid: uid, username: "user\(index)@contoso.com"), for: request)
+            homes.append(saved.homeAccountId)
+        }
+        let store = try SQLiteStore(path: path, accessGroups: groups)
+        #expect(try store.allItems().count > 600)
+        let reader = try TokenCache(store: store)
+        #expect(try reader.accounts(clientId: IDs.appA).map(\.homeAccountId) == homes)
+        for (index, home) in homes.enumerated() where index % 37 == 0 {
+            let token = try #require(try reader.accessToken(AccessTokenQuery(
+                homeAccountId: home, environment: "login.microsoftonline.com", realm: "common", clientId: IDs.appA, scopes: ["User.Read"])))
+            #expect(token.credential.secret == "access-token-secret")
+            #expect(try reader.account(username: "USER\(index)@contoso.com")?.homeAccountId == home)
+        }
+    }
+}
