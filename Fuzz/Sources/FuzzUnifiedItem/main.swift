@@ -1,12 +1,13 @@
 import CacheStore
 import Foundation
 import FuzzSupport
-import TokenCacheSchema
+@_spi(Indexing) import TokenCacheSchema
 
 // The unified item payload decoder. The first bytes choose the item's attributes (a type code
 // among the unified ones, an untyped item, or an arbitrary code; a generic); the rest is the payload.
 // Any payload must decode or throw SchemaError; an item that decodes must give a store item that
-// decodes again.
+// decodes again. For credentials, the partial read an index makes must accept exactly what the full
+// read accepts, with the same indexed fields.
 private let typeCodes: [UInt32?] = [
     nil, 1000, 1001, 1002, 1003, 1004, 2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009,
     3001, 5001, 0, 999, 2010, 4000,
@@ -25,6 +26,23 @@ fuzzMain { data in
     let item = StoreItem(
         accessGroup: "com.microsoft.adalcache", account: "uid.utid-login.microsoftonline.com",
         service: "accesstoken-client-realm-scope", generic: generic, type: type, data: payload)
+    if let type, CredentialType(typeCode: type) != nil {
+        let full = try? Credential(storeItem: item)
+        let partial = try? Credential(indexing: item)
+        precondition((full == nil) == (partial == nil), "the partial read and the full read disagree on accepting the item")
+        if let full, let partial {
+            precondition(
+                full.credentialType == partial.credentialType && full.clientId == partial.clientId
+                    && full.homeAccountId == partial.homeAccountId && full.environment == partial.environment
+                    && full.realm == partial.realm && full.target == partial.target && full.familyId == partial.familyId
+                    && full.cachedAt == partial.cachedAt && full.expiresOn == partial.expiresOn
+                    && full.extendedExpiresOn == partial.extendedExpiresOn && full.refreshOn == partial.refreshOn
+                    && full.tokenType == partial.tokenType && full.keyId == partial.keyId
+                    && full.requestedClaims == partial.requestedClaims
+                    && full.applicationIdentifier == partial.applicationIdentifier && full.isTombstone == partial.isTombstone,
+                "the partial read gives other indexed fields than the full read")
+        }
+    }
     guard let unified = try? UnifiedItem(item) else { return }
     _ = unified.key
     let stored: StoreItem?
