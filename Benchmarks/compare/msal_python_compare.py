@@ -152,6 +152,8 @@ def main():
         ("account by identifier", account_by_identifier, 200),
         ("account by username", account_by_username, 20),
         ("all accounts", all_accounts, 5),
+        # MSAL Python remembers no listing: the same scan answers both rows.
+        ("all accounts, first after a save", all_accounts, 5),
         ("access token, exact scopes", access_token_exact, 200),
         ("access token, scope subset via alias", access_token_subset, 20),
         ("family refresh token", family_refresh_token, 200),

@@ -1,7 +1,20 @@
 import ArgumentParser
+import Foundation
+import TokenCacheSchema
 
 struct Lookup: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find one token the way an auth library would. Exits 1 when none matches.",
         subcommands: [LookupAccessToken.self, LookupRefreshToken.self])
+}
+
+/// What both lookups print for a found credential, in the human form: its kind, account and
+/// environment, then `details` (label, value) in order, then the secret's length — never the secret.
+func describe(_ credential: Credential, details: [(String, String)]) -> String {
+    var text = "\(credential.credentialType) for \(credential.homeAccountId ?? "?") on \(credential.environment ?? "?")\n"
+    for (label, value) in [("client id", credential.clientId ?? "?")] + details {
+        text += "  \((label + ":").padding(toLength: 11, withPad: " ", startingAt: 0)) \(value)\n"
+    }
+    text += "  secret:     \(credential.secret.count) characters (hidden; --json shows it)\n"
+    return text
 }

@@ -57,16 +57,13 @@ struct LookupAccessToken: ParsableCommand {
             return
         }
         let credential = found.credential
-        var text = "\(credential.credentialType) for \(credential.homeAccountId ?? "?") on \(credential.environment ?? "?")\n"
-        text += "  client id:  \(credential.clientId ?? "?")\n"
-        text += "  realm:      \(credential.realm ?? "(none)")\n"
-        text += "  scopes:     \(credential.target ?? "")\n"
-        if let tokenType = credential.tokenType { text += "  token type: \(tokenType)\n" }
-        text += "  expires on: \(found.expiresOn.formatted(.iso8601))\n"
+        var details = [("realm", credential.realm ?? "(none)"), ("scopes", credential.target ?? "")]
+        if let tokenType = credential.tokenType { details.append(("token type", tokenType)) }
+        details.append(("expires on", found.expiresOn.formatted(.iso8601)))
         if let refreshOn = found.refreshOn {
-            text += "  refresh on: \(refreshOn.formatted(.iso8601))\(found.needsRefresh ? " (due)" : "")\n"
+            details.append(("refresh on", refreshOn.formatted(.iso8601) + (found.needsRefresh ? " (due)" : "")))
         }
-        text += "  secret:     \(credential.secret.count) characters (hidden; --json shows it)\n"
+        let text = describe(credential, details: details)
         printOutput(Data(text.utf8))
     }
 }

@@ -48,11 +48,10 @@ struct LookupRefreshToken: ParsableCommand {
             return
         }
         let credential = found.credential
-        var text = "\(credential.credentialType) for \(credential.homeAccountId ?? "?") on \(credential.environment ?? "?")\n"
-        text += "  client id:  \(credential.clientId ?? "?")\n"
-        if let family = credential.familyId { text += "  family id:  \(family)\n" }
-        text += "  stored as:  \(found.identity.service)\n"
-        text += "  secret:     \(credential.secret.count) characters (hidden; --json shows it)\n"
+        var details: [(String, String)] = []
+        if let family = credential.familyId { details.append(("family id", family)) }
+        details.append(("stored as", found.identity.service))
+        let text = describe(credential, details: details)
         printOutput(Data(text.utf8))
     }
 }

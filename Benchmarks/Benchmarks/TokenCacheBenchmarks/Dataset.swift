@@ -59,7 +59,15 @@ struct Dataset: Sendable {
         let path = directory.appendingPathComponent("cache.sqlite").path
         let ready = directory.appendingPathComponent("ready").path
         let reuse = FileManager.default.fileExists(atPath: ready)
-        if !reuse { try? FileManager.default.removeItem(at: directory) }
+        if !reuse {
+            try? FileManager.default.removeItem(at: directory)
+            // Datasets of earlier hours are stale: remove them rather than let them pile up.
+            let prefix = "tokencache-bench-\(getuid())-"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+            where name.hasPrefix(prefix) && !name.hasPrefix(prefix + "\(hour)-") {
+                try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appendingPathComponent(name))
+            }
+        }
         let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
         if !reuse {
             if let source {
