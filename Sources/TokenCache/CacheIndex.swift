@@ -313,12 +313,15 @@ struct CacheIndex: Sendable {
         let chunkSize = 256
         let decoding = DispatchGroup()
         let builder = Builder()
+        var chunks = 0
         var count = 0
         try store.readAllItems(chunkSize: chunkSize) { chunk in
-            let number = count / chunkSize
+            // Numbered as received: a store may hand over chunks shorter than asked for.
+            let number = chunks
+            let base = count
+            chunks += 1
             count += chunk.count
             DispatchQueue.global().async(group: decoding) {
-                let base = number * chunkSize
                 var keys: [IdentityKey] = []
                 keys.reserveCapacity(chunk.count)
                 let entries = chunk.enumerated().map { position, item in

@@ -160,3 +160,50 @@ import Testing
         }
     }
 }
+
+/// A store that hands its items over in chunks of uneven sizes, as the contract allows.
+final class UnevenChunkStore: ItemStore {
+    let base: MemoryStore
+    var accessGroups: AccessGroups { base.accessGroups }
+
+    init(_ base: MemoryStore) { self.base = base }
+
+    func items(matching query: ItemQuery) throws -> [StoreItem] { try base.items(matching: query) }
+    func apply(_ batch: [StoreOperation]) throws -> BatchResult { try base.apply(batch) }
+    func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        try base.apply(batch, ifUnchangedSince: stamp)
+    }
+    func applyPlanned(_ plan: (ChangeStamp, () throws -> [StoreItem]) throws -> [StoreOperation]) throws -> BatchResult {
+        try base.applyPlanned(plan)
+    }
+    func changeStamp() throws -> ChangeStamp { try base.changeStamp() }
+
+    func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws {
+        let items = try base.allItems()
+        let sizes = [1, 5, chunkSize, 3, chunkSize - 1]
+        var start = 0
+        var turn = 0
+        while start < items.count {
+            let end = min(items.count, start + max(1, min(chunkSize, sizes[turn % sizes.count])))
+            receive(Array(items[start..<end]))
+            start = end
+            turn += 1
+        }
+    }
+}
+
+extension ChunkedOpenTests {
+    @Test func chunksShorterThanAskedForAreIndexedInOrder() throws {
+        let memory = MemoryStore(accessGroups: try AccessGroups([IDs.group]))
+        let writer = try TokenCache(store: memory)
+        let request = try CacheFixture.request()
+        var homes: [String] = []
+        for index in 0..<150 {
+            let uid = String(format: "%08x-0000-4000-8000-%012x", index, index)
+            homes.append(try writer.save(TokenResponses.aad(uid: uid, username: "user\(index)@contoso.com"), for: request).homeAccountId)
+        }
+        let reader = try TokenCache(store: UnevenChunkStore(memory))
+        #expect(try reader.accounts(clientId: IDs.appA).map(\.homeAccountId) == homes)
+        #expect(try reader.account(username: "User149@Contoso.com")?.homeAccountId == homes[149])
+    }
+}
