@@ -2,9 +2,9 @@ import TokenCacheSchema
 
 /// Scopes compared as MSAL compares them: split on spaces, blanks dropped, case-insensitive.
 ///
-/// A token holds a handful of scopes, so they are kept in a small array and searched linearly:
-/// cheaper than hashing each scope, and a lookup can test its request against them without
-/// building a set of its own.
+/// A token holds a handful of scopes, so they are kept as one run of lower-case bytes and searched
+/// linearly: cheaper than hashing each scope, and a lookup tests its request against them in place,
+/// case-folding as it compares, without building a set of its own.
 struct ScopeSet: Sendable, Hashable {
     /// Scopes every token response grants implicitly; they never decide whether a token matches.
     static let reserved = ["openid", "profile", "offline_access"]
