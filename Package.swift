@@ -143,7 +143,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenCacheTests",
-            dependencies: ["TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport", "store-worker"]
+            dependencies: ["TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "TestSupport", "store-worker"]
         ),
         .testTarget(
             name: "TokenCacheInterchangeTests",

@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreEncryption
 import CacheStoreSQLite
 import Foundation
 import TokenCacheSchema
@@ -205,5 +206,38 @@ extension ChunkedOpenTests {
         let reader = try TokenCache(store: UnevenChunkStore(memory))
         #expect(try reader.accounts(clientId: IDs.appA).map(\.homeAccountId) == homes)
         #expect(try reader.account(username: "User149@Contoso.com")?.homeAccountId == homes[149])
+    }
+}
+
+extension ChunkedOpenTests {
+    /// An encrypted store read in chunks gives the engine every item opened; a payload it cannot
+    /// open fails the read with the store's own error.
+    @Test func anEncryptedStoreIsReadInChunksAndItsErrorsSurface() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-sealed-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("cache.sqlite").path
+        let groups = try AccessGroups([IDs.group])
+        let options = SQLiteStore.Options(encryption: .init(keySources: [KeyFile(path: directory.appendingPathComponent("keys").path)]))
+        let writer = try TokenCache(store: try SQLiteStore(path: path, accessGroups: groups, options: options))
+        let request = try CacheFixture.request()
+        var homes: [String] = []
+        for index in 0..<120 {
+            let uid = String(format: "%08x-0000-4000-8000-%012x", index, index)
+            homes.append(try writer.save(TokenResponses.aad(uid: uid, username: "user\(index)@contoso.com"), for: request).homeAccountId)
+        }
+        let reader = try TokenCache(store: try SQLiteStore(path: path, accessGroups: groups, options: options))
+        #expect(try reader.accounts(clientId: IDs.appA).map(\.homeAccountId) == homes)
+        let token = try #require(try reader.accessToken(AccessTokenQuery(
+            homeAccountId: homes[77], environment: "login.windows.net", realm: "common", clientId: IDs.appA, scopes: ["User.Read"])))
+        #expect(token.credential.secret == "access-token-secret")
+
+        // Without its key, the sealed payloads cannot be opened: the engine says so, as the store would.
+        let keyless = try TokenCache(store: try SQLiteStore(path: path, accessGroups: groups))
+        #expect {
+            _ = try keyless.accounts()
+        } throws: { error in
+            guard case EncryptionError.storeOpenedWithoutKey = error else { return false }
+            return true
+        }
     }
 }
