@@ -119,7 +119,7 @@ import Testing
         #expect(first.map(\.homeAccountId) == [IDs.home])
         #expect(try fixture.cache.accounts(clientId: IDs.appA) == first)
 
-        // A save by this engine, then by another engine on the same store (another app).
+        // A save by this engine, then one by another engine on the same store, as another process would.
         try fixture.cache.save(TokenResponses.aad(uid: IDs.uid2, username: "second@contoso.com"), for: request)
         #expect(try fixture.cache.accounts(clientId: IDs.appA).map(\.homeAccountId) == [IDs.home, IDs.home2])
         let other = try TokenCache(store: fixture.store)
