@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TestSupport
 import Testing
 import TokenCacheInterchange
 import TokenCacheSchema
@@ -62,7 +63,7 @@ import TokenCacheSchema
     }
 
     @Test func randomBytesAndMutatedFixturesNeverCrash() throws {
-        var generator = SeededGenerator(seed: 0x7C0FFEE)
+        var generator = SplitMix64(seed: 0x7C0FFEE)
         let store = try Self.seededStore()
         let before = try store.allItems()
         for length in [0, 1, 2, 7, 64, 4096] {
@@ -175,18 +176,5 @@ import TokenCacheSchema
         #expect(!error.description.contains("SECRET-VALUE"))
         #expect(error.isDataError)
         #expect(try store.allItems().count == 1)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so failures can be reproduced.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

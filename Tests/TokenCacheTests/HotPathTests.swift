@@ -3,6 +3,7 @@ import CacheStoreEncryption
 import CacheStoreSQLite
 import Foundation
 import TokenCacheSchema
+import TestSupport
 import Testing
 
 @testable import TokenCache
