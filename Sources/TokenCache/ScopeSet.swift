@@ -26,24 +26,17 @@ struct ScopeSet: Sendable, Hashable {
             // One pass for the usual ASCII target: words trimmed, lower-cased and appended unless
             // already there. Anything else takes the general path below.
             packed.reserveCapacity(bytes.count)
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != UInt8(ascii: " ") { end += 1 }
-                var low = start
-                var high = end
-                while low < high && Self.isSpace(bytes[low]) { low += 1 }
-                while high > low && Self.isSpace(bytes[high - 1]) { high -= 1 }
-                let word = UnsafeBufferPointer(rebasing: bytes[low..<high])
+            _ = Self.anyWord(of: bytes) { raw in
+                let word = Self.trimmed(raw)
                 if word.contains(where: { $0 >= 0x80 }) {
                     ascii = false
-                    return
+                    return true
                 }
                 if !word.isEmpty && !packed.withUnsafeBufferPointer({ Self.find(word, in: $0) }) {
                     if !packed.isEmpty { packed.append(UInt8(ascii: " ")) }
-                    for byte in word { packed.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) }
+                    for byte in word { packed.append(Self.lowercased(byte)) }
                 }
-                start = end + 1
+                return false
             }
         } ?? { ascii = false }()
         if !ascii {
@@ -63,16 +56,7 @@ struct ScopeSet: Sendable, Hashable {
 
     func intersects(_ other: ScopeSet) -> Bool {
         packed.withUnsafeBufferPointer { mine in
-            other.packed.withUnsafeBufferPointer { theirs in
-                var start = 0
-                while start < mine.count {
-                    var end = start
-                    while end < mine.count && mine[end] != UInt8(ascii: " ") { end += 1 }
-                    if Self.find(UnsafeBufferPointer(rebasing: mine[start..<end]), in: theirs) { return true }
-                    start = end + 1
-                }
-                return false
-            }
+            other.packed.withUnsafeBufferPointer { theirs in Self.anyWord(of: mine) { Self.find($0, in: theirs) } }
         }
     }
 
@@ -84,14 +68,7 @@ struct ScopeSet: Sendable, Hashable {
     func containsAll(requested: [String]) -> Bool {
         for entry in requested {
             let found = entry.utf8.withContiguousStorageIfAvailable { bytes in
-                var start = 0
-                while start < bytes.count {
-                    var end = start
-                    while end < bytes.count && bytes[end] != UInt8(ascii: " ") { end += 1 }
-                    if !contains(requestedScope: UnsafeBufferPointer(rebasing: bytes[start..<end])) { return false }
-                    start = end + 1
-                }
-                return true
+                !Self.anyWord(of: bytes) { !contains(requestedScope: $0) }
             } ?? contains(slowly: entry)
             if !found { return false }
         }
@@ -100,12 +77,8 @@ struct ScopeSet: Sendable, Hashable {
 
     /// Whether one requested scope (raw text, no spaces) is here, or is reserved or blank.
     private func contains(requestedScope raw: UnsafeBufferPointer<UInt8>) -> Bool {
-        var low = 0
-        var high = raw.count
-        while low < high && Self.isSpace(raw[low]) { low += 1 }
-        while high > low && Self.isSpace(raw[high - 1]) { high -= 1 }
-        if low == high { return true }
-        let part = UnsafeBufferPointer(rebasing: raw[low..<high])
+        let part = Self.trimmed(raw)
+        if part.isEmpty { return true }
         if part.contains(where: { $0 >= 0x80 }) {
             let scope = norm(String(decoding: part, as: UTF8.self))
             return scope.isEmpty || Self.reserved.contains(scope) || normalized.contains(scope)
@@ -123,24 +96,36 @@ struct ScopeSet: Sendable, Hashable {
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
 
-    /// Whether ASCII `part`, lower-cased, is one of the space-separated lower-case words of `packed`.
-    private static func find(_ part: UnsafeBufferPointer<UInt8>, in packed: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// `word` without the whitespace at its ends.
+    private static func trimmed(_ word: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var low = 0
+        var high = word.count
+        while low < high && isSpace(word[low]) { low += 1 }
+        while high > low && isSpace(word[high - 1]) { high -= 1 }
+        return UnsafeBufferPointer(rebasing: word[low..<high])
+    }
+
+    /// Whether `predicate` holds for one of the runs of `bytes` between single spaces (a run may be
+    /// empty), tried first to last.
+    private static func anyWord(of bytes: UnsafeBufferPointer<UInt8>, where predicate: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         var start = 0
-        while start < packed.count {
+        while start < bytes.count {
             var end = start
-            while end < packed.count && packed[end] != UInt8(ascii: " ") { end += 1 }
-            if end - start == part.count {
-                var index = 0
-                while index < part.count {
-                    var byte = part[index]
-                    if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
-                    if byte != packed[start + index] { break }
-                    index += 1
-                }
-                if index == part.count { return true }
-            }
+            while end < bytes.count && bytes[end] != UInt8(ascii: " ") { end += 1 }
+            if predicate(UnsafeBufferPointer(rebasing: bytes[start..<end])) { return true }
             start = end + 1
         }
         return false
+    }
+
+    /// Whether ASCII `part`, lower-cased, is one of the space-separated lower-case words of `packed`.
+    private static func find(_ part: UnsafeBufferPointer<UInt8>, in packed: UnsafeBufferPointer<UInt8>) -> Bool {
+        anyWord(of: packed) { word in
+            word.count == part.count && zip(part, word).allSatisfy { lowercased($0) == $1 }
+        }
     }
 }
