@@ -40,18 +40,23 @@ final class AccountMemo: Sendable {
 
     /// `compute()` the first time the listing for `key` is asked for, the remembered one afterwards.
     func listing(_ key: ListingKey, _ compute: () throws -> [CachedAccount]) rethrows -> [CachedAccount] {
-        if let known = listings.withLock({ $0[key] }) { return known }
-        let listing = try compute()
-        listings.withLock { $0[key] = listing }
-        return listing
+        try Self.remember(key, in: listings, compute)
     }
 
     /// `compute()` the first time `key` is asked for, the remembered answer afterwards.
     func account(_ key: Key, _ compute: () -> CachedAccount?) -> CachedAccount? {
-        if let known = accounts.withLock({ $0[key] }) { return known }
-        let account = compute()
-        accounts.withLock { $0[key] = .some(account) }
-        return account
+        Self.remember(key, in: accounts, compute)
+    }
+
+    // Inlined: left generic, it made every account lookup take 348 ns instead of 194.
+    @inline(__always)
+    private static func remember<Key: Hashable & Sendable, Value: Sendable>(
+        _ key: Key, in table: borrowing StateLock<[Key: Value]>, _ compute: () throws -> Value
+    ) rethrows -> Value {
+        if let known = table.withLock({ $0[key] }) { return known }
+        let value = try compute()
+        table.withLock { $0[key] = value }
+        return value
     }
 }
 
@@ -366,6 +371,15 @@ struct CacheIndex: Sendable {
         func finish() -> CacheIndex {
             queue.sync { index }
         }
+    }
+
+    /// The home accounts with a record of this normalized username, each once, in record order;
+    /// computed as it is walked (no array is built).
+    func homeAccountIds(withUsername username: String) -> some Sequence<String> {
+        let records = accountsByUsername[username] ?? []
+        return records.indices.lazy
+            .filter { position in !records[..<position].contains { $0.homeAccountId == records[position].homeAccountId } }
+            .map { records[$0].homeAccountId }
     }
 
     /// The stored accounts of one home account.

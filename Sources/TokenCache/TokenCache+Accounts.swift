@@ -57,10 +57,8 @@ extension TokenCache {
 
     func account(username: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
         let user = norm(username)
-        let records = index.accountsByUsername[user] ?? []
-        for (position, record) in records.enumerated()
-        where !records[..<position].contains(where: { $0.homeAccountId == record.homeAccountId }) {
-            if let account = cachedAccount(homeAccountId: record.homeAccountId, clientId: clientId, environment: environment, index: index) {
+        for homeAccountId in index.homeAccountIds(withUsername: user) {
+            if let account = cachedAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index) {
                 return account
             }
         }

@@ -101,10 +101,8 @@ extension TokenCache {
         case .homeAccountId(let id):
             if let token = search(norm(id)) { return StoredCredential(token) }
         case .username(let username):
-            let accounts = index.accountsByUsername[norm(username)] ?? []
-            for (position, account) in accounts.enumerated()
-            where !accounts[..<position].contains(where: { $0.homeAccountId == account.homeAccountId }) {
-                if let token = search(account.homeAccountId) { return StoredCredential(token) }
+            for homeAccountId in index.homeAccountIds(withUsername: norm(username)) {
+                if let token = search(homeAccountId) { return StoredCredential(token) }
             }
         }
         return legacyRefreshToken(query, in: index)
