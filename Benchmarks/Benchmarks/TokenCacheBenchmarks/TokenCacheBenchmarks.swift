@@ -64,21 +64,13 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
 
-        Benchmark("access token, exact scopes" + suffix) { benchmark in
-            let queries = dataset.exactQueries
-            var index = 0
-            for _ in benchmark.scaledIterations {
-                index = (index &+ 7) % queries.count
-                blackHole(try cache.accessToken(queries[index]))
-            }
-        }
-
-        Benchmark("access token, scope subset via alias" + suffix) { benchmark in
-            let queries = dataset.subsetQueries
-            var index = 0
-            for _ in benchmark.scaledIterations {
-                index = (index &+ 7) % queries.count
-                blackHole(try cache.accessToken(queries[index]))
+        for (name, queries) in [("access token, exact scopes", dataset.exactQueries), ("access token, scope subset via alias", dataset.subsetQueries)] {
+            Benchmark(name + suffix) { benchmark in
+                var index = 0
+                for _ in benchmark.scaledIterations {
+                    index = (index &+ 7) % queries.count
+                    blackHole(try cache.accessToken(queries[index]))
+                }
             }
         }
 
