@@ -115,6 +115,14 @@ final class SecretServiceConnection: @unchecked Sendable {
 
     /// The secrets of `paths`, loaded in one call; paths the service returned nothing for are absent.
     func secrets(_ paths: [String]) throws(SecretServiceError) -> [String: Data] {
+        try Self.secrets(of: paths, from: service, collection: collectionName)
+    }
+
+    /// The secrets of `paths` on `service` in one `GetSecrets` call, by path; paths the service
+    /// returned nothing for are absent. `collection` names the keyring in an error.
+    static func secrets(
+        of paths: [String], from service: UnsafeMutablePointer<SecretService>, collection: String
+    ) throws(SecretServiceError) -> [String: Data] {
         guard !paths.isEmpty else { return [:] }
         var error: UnsafeMutablePointer<GError>?
         var values = [OpaquePointer?](repeating: nil, count: paths.count)
@@ -123,7 +131,7 @@ final class SecretServiceConnection: @unchecked Sendable {
                 tc_get_secrets(service, cPaths, Int32(paths.count), buffer.baseAddress, &error)
             }
         }
-        guard ok != 0 else { throw Self.failure(error, operation: "load secrets", collection: collectionName) }
+        guard ok != 0 else { throw failure(error, operation: "load secrets", collection: collection) }
         var result: [String: Data] = [:]
         for (path, value) in zip(paths, values) {
             guard let value else { continue }

@@ -91,26 +91,7 @@ public final class SecretServiceLookup {
     public func secrets(of items: [SecretServiceItem]) throws(SecretServiceError) -> [String: Data] {
         if let locked = items.first(where: \.isLocked) { throw .collectionLocked(locked.collectionLabel) }
         let paths = Array(Set(items.map(\.path))).sorted()
-        guard !paths.isEmpty else { return [:] }
-        var error: UnsafeMutablePointer<GError>?
-        var values = [OpaquePointer?](repeating: nil, count: paths.count)
-        let ok = withCStrings(paths) { cPaths in
-            values.withUnsafeMutableBufferPointer { buffer in
-                tc_get_secrets(service, cPaths, Int32(paths.count), buffer.baseAddress, &error)
-            }
-        }
-        guard ok != 0 else {
-            throw SecretServiceConnection.failure(error, operation: "load secrets", collection: items[0].collectionLabel)
-        }
-        var result: [String: Data] = [:]
-        for (path, value) in zip(paths, values) {
-            guard let value else { continue }
-            var length = 0
-            let bytes = tc_value_bytes(value, &length)
-            result[path] = bytes.map { Data(bytes: $0, count: length) } ?? Data()
-            tc_value_unref(value)
-        }
-        return result
+        return try SecretServiceConnection.secrets(of: paths, from: service, collection: items.first?.collectionLabel ?? "any")
     }
 
     // MARK: - Item properties
