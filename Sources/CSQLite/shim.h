@@ -2,6 +2,12 @@
 #define TOKENCACHE_CSQLITE_SHIM_H
 
 #include <sqlite3.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 
 // SQLITE_TRANSIENT is a cast of -1 to a function pointer, which Swift cannot import as a macro.
 static inline sqlite3_destructor_type tokencache_sqlite_transient(void) {
@@ -25,6 +31,18 @@ static inline const void *tokencache_wal_index(sqlite3 *db) {
     volatile void *region = 0;
     if (file->pMethods->xShmMap(file, 0, 32768, 0, &region) != SQLITE_OK) return 0;
     return (const void *)region;
+}
+
+// Renames `from` to `to` unless `to` exists (renameat2 with RENAME_NOREPLACE): the store's
+// publication step where the file system has no hard links. Returns 0, or -1 with errno set
+// (ENOSYS where the system has no such call).
+static inline int tokencache_rename_noreplace(const char *from, const char *to) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* RENAME_NOREPLACE */);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
 }
 
 #endif

@@ -73,6 +73,15 @@ final class SQLiteConnection: @unchecked Sendable {
         tokencache_wal_index(handle).map { UnsafeRawPointer($0) }
     }
 
+    /// Whether no transaction is open on this connection.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Ends a read transaction begun with `BEGIN`; it wrote nothing, so its outcome does not matter.
+    func endReadTransaction() {
+        sqlite3_exec(handle, "COMMIT", nil, nil, nil)
+        if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+    }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

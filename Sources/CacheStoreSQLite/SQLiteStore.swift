@@ -111,27 +111,30 @@ public final class SQLiteStore: ItemStore {
         self.accessGroups = accessGroups
         self.maximumDataSize = options.maximumDataSize
         self.groupPlaceholders = Array(repeating: "?", count: accessGroups.all.count).joined(separator: ", ")
-        try SecureFile.prepare(path: path)
         let timeout = options.busyTimeout.components
-        let milliseconds = timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000
-        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: Int32(clamping: milliseconds))
-        try StoreSchema.inspect(connection)
-        // journal_mode is persistent in the file; asking again on an existing WAL store is a no-op.
-        let mode = try connection.string("PRAGMA journal_mode = WAL", "enable WAL")
-        guard mode.lowercased() == "wal" else {
-            throw SQLiteStoreError.sqlite(SQLiteError(
-                code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN,
-                message: "the file system refused write-ahead logging (journal mode stayed \(mode))",
-                operation: "enable WAL", path: path))
+        let milliseconds = Int32(clamping: timeout.seconds * 1000 + timeout.attoseconds / 1_000_000_000_000_000)
+        // Every step below may meet other processes creating, recovering or converting the same
+        // file; each waits for them up to the busy timeout (see docs/architecture.md, "Opening").
+        let deadline = OpenDeadline(timeout: options.busyTimeout)
+        try SecureFile.prepareDirectory(for: path)
+        try StoreCreation.createIfMissing(path: path, busyTimeoutMilliseconds: milliseconds)
+        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
+        try deadline.retrying { try StoreSchema.inspect(connection) }
+        // A store this version created is in WAL mode already (asking costs a header read). Files of
+        // earlier versions, or an empty file someone else made, are converted here.
+        try deadline.retrying {
+            if try connection.string("PRAGMA journal_mode", "read journal mode").lowercased() == "wal" { return }
+            let mode = try connection.string("PRAGMA journal_mode = WAL", "enable WAL")
+            guard mode.lowercased() == "wal" else { throw StoreSchema.walRefused(mode, path: path) }
         }
         let synchronous = options.durability == .powerLoss ? "FULL" : "NORMAL"
         try connection.execute("PRAGMA synchronous = \(synchronous)", "set durability")
         // Freed pages and cells are zeroed, so a deleted or re-sealed token leaves no plain copy.
         try connection.execute("PRAGMA secure_delete = ON", "enable secure delete")
-        try StoreSchema.migrate(connection)
+        try deadline.retrying { try StoreSchema.migrate(connection) }
         self.encrypted = options.encryption != nil
         if let encryption = options.encryption {
-            let prepared = try Self.prepareKeys(encryption, groups: accessGroups, connection: connection)
+            let prepared = try deadline.retrying { try Self.prepareKeys(encryption, groups: accessGroups, connection: connection) }
             self.keys = prepared.keys
             self.unavailableKeys = prepared.unavailable
             self.keyStatus = prepared.status
@@ -140,7 +143,7 @@ public final class SQLiteStore: ItemStore {
             self.unavailableKeys = [:]
             var status: [String: KeyStatus] = [:]
             for group in accessGroups.all {
-                let recorded = try Self.recordedKey(group, connection: connection) != nil
+                let recorded = try deadline.retrying { try Self.recordedKey(group, connection: connection) } != nil
                 status[group] = recorded ? .unavailable(.storeOpenedWithoutKey(accessGroup: group, storePath: path)) : .plain
             }
             self.keyStatus = status

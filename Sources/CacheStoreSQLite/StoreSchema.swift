@@ -1,3 +1,5 @@
+import CSQLite
+
 /// The store's table layout and the migrations that bring any older file up to date.
 ///
 /// `PRAGMA user_version` records the schema version and `PRAGMA application_id` marks the file as a
@@ -56,6 +58,17 @@ enum StoreSchema {
     /// - Returns: the file's schema version, and whether it still has to be marked as a store.
     @discardableResult
     static func inspect(_ connection: SQLiteConnection) throws(SQLiteStoreError) -> (version: Int32, isNew: Bool) {
+        // One read transaction: the three reads see one state of the file, never a creator's commit
+        // landing between them (which once made a half-read new store look foreign).
+        if connection.isAutocommit {
+            try connection.execute("BEGIN", "inspect database")
+            defer { connection.endReadTransaction() }
+            return try inspectFacts(connection)
+        }
+        return try inspectFacts(connection)
+    }
+
+    private static func inspectFacts(_ connection: SQLiteConnection) throws(SQLiteStoreError) -> (version: Int32, isNew: Bool) {
         let applicationID = try connection.integer("PRAGMA application_id", "read application id")
         let version = Int32(truncatingIfNeeded: try connection.integer("PRAGMA user_version", "read schema version"))
         var isNew = false
@@ -70,6 +83,14 @@ enum StoreSchema {
             throw .newerSchema(path: connection.path, found: version, supported: latestVersion)
         }
         return (version, isNew)
+    }
+
+    /// The error for a file system that keeps the journal mode from becoming WAL.
+    static func walRefused(_ mode: String, path: String) -> SQLiteStoreError {
+        .sqlite(SQLiteError(
+            code: SQLITE_CANTOPEN, extendedCode: SQLITE_CANTOPEN,
+            message: "the file system refused write-ahead logging (journal mode stayed \(mode))",
+            operation: "enable WAL", path: path))
     }
 
     /// Brings the database up to ``latestVersion``; refuses foreign and newer files without changing them.
