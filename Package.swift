@@ -108,7 +108,7 @@ let package = Package(
         // A small program the tests start as real separate processes against one store.
         .executableTarget(
             name: "store-worker",
-            dependencies: ["CacheStore", "CacheStoreSQLite"],
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"],
             path: "Tests/store-worker"
         ),
 
@@ -138,7 +138,7 @@ let package = Package(
             name: "CacheStoreSecretServiceTests",
             dependencies: [
                 "CacheStoreSecretService", "CacheStoreEncryption", "CacheStoreSQLite", "CacheStore", "CLibsecret",
-                "TestSupport",
+                "TestSupport", "store-worker",
             ]
         ),
         .testTarget(

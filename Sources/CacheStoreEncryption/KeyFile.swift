@@ -47,19 +47,51 @@ public struct KeyFile: DataKeySource {
     }
 
     public func createKey(for accessGroup: String) throws -> DataKey {
-        let existing = try read()
-        if let text = existing?[accessGroup] { return try DataKey(base64: text) }
-        let key = DataKey.generate()
-        var keys = existing ?? [:]
-        keys[accessGroup] = key.exportBase64()
-        try replace(keys, isNew: existing == nil)
-        if existing == nil {
-            notice?(Self.notice(path: path))
+        // Other processes may create or extend the file at the same moment: a new file is published
+        // with link(2) (EEXIST: read theirs and start over); an existing one is extended under an
+        // exclusive lock on it, so that no two read-modify-replace cycles interleave.
+        for _ in 0..<8 {
+            guard let existing = try read() else {
+                let key = DataKey.generate()
+                guard try replace([accessGroup: key.exportBase64()], isNew: true) else { continue }
+                notice?(Self.notice(path: path))
+                return key
+            }
+            if let text = existing[accessGroup] { return try DataKey(base64: text) }
+            if let key = try whileLocked({ () throws -> DataKey in
+                guard var keys = try read() else { throw EncryptionError.keyFile(path: path, reason: "it was removed while a key was being added") }
+                if let text = keys[accessGroup] { return try DataKey(base64: text) }
+                let key = DataKey.generate()
+                keys[accessGroup] = key.exportBase64()
+                _ = try replace(keys, isNew: false)
+                return key
+            }) {
+                return key
+            }
         }
-        return key
+        throw EncryptionError.keyFile(path: path, reason: "other processes kept replacing it while a key was being added; try again")
     }
 
-    /// The sentence shown once when the key file is created.
+    /// Runs `body` holding an exclusive `flock(2)` on the file; nil when the file was replaced
+    /// between opening and locking (the caller starts over).
+    private func whileLocked<T>(_ body: () throws -> T) throws -> T? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw EncryptionError.keyFile(path: path, reason: "cannot open it: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }  // releases the lock
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw EncryptionError.keyFile(path: path, reason: "cannot lock it: \(String(cString: strerror(errno)))") }
+        }
+        var locked = stat()
+        var current = stat()
+        guard fstat(fd, &locked) == 0, stat(path, &current) == 0,
+            locked.st_ino == current.st_ino, locked.st_dev == current.st_dev
+        else { return nil }
+        return try body()
+    }
+
     public static func notice(path: String) -> String {
         "no Secret Service is reachable, so tokencache created the data key that encrypts your tokens in \(path) "
             + "(mode 0600). It keeps tokens unreadable to anyone who gets the store without this file (a backup, "
@@ -104,7 +136,9 @@ public struct KeyFile: DataKeySource {
         return document.keys
     }
 
-    private func replace(_ keys: [String: String], isNew: Bool) throws(EncryptionError) {
+    /// Writes `keys` to the file; returns false, writing nothing, when `isNew` and another process
+    /// created the file meanwhile.
+    private func replace(_ keys: [String: String], isNew: Bool) throws(EncryptionError) -> Bool {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var contents = (try? encoder.encode(Document(format: "tokencache-data-keys", version: 1, keys: keys))) ?? Data()
@@ -125,15 +159,15 @@ public struct KeyFile: DataKeySource {
             let linked = link(temporary, path)
             let code = errno
             unlink(temporary)
+            if linked != 0 && code == EEXIST { return false }
             guard linked == 0 else {
-                throw .keyFile(path: path, reason: code == EEXIST
-                    ? "another process created it at the same moment; try again"
-                    : "cannot create it: \(String(cString: strerror(code)))")
+                throw .keyFile(path: path, reason: "cannot create it: \(String(cString: strerror(code)))")
             }
         } else if rename(temporary, path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
             throw .keyFile(path: path, reason: "cannot replace it: \(reason)")
         }
+        return true
     }
 }

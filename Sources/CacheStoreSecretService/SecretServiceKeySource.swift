@@ -30,8 +30,9 @@ public final class SecretServiceKeySource: DataKeySource {
         try withConnection { connection throws in
             var query = Self.attributes(accessGroup)
             if let id { query.append(("key-id", Self.hex(id))) }
+            // Of several keys for one group (two first openers at once), every process picks the same.
             let paths = try connection.search(query)
-            guard let path = paths.first, let secret = try connection.secrets([path])[path] else { return nil }
+            guard let path = paths.min(), let secret = try connection.secrets([path])[path] else { return nil }
             return try DataKey(base64: String(decoding: secret, as: UTF8.self))
         }
     }
@@ -45,7 +46,8 @@ public final class SecretServiceKeySource: DataKeySource {
                 attributes: Self.attributes(accessGroup) + [("key-id", key.idHex), ("key-version", "1")],
                 secret: Data(key.exportBase64().utf8), contentType: "text/plain")
         }
-        return key
+        // Another process may have created one at the same moment: all of them settle on one.
+        return try existingKey(for: accessGroup, id: nil) ?? key
     }
 
     @discardableResult

@@ -260,8 +260,9 @@ public final class SecretServiceStore: ItemStore {
         if let path = state.revisionPath, let secret = try? connection.secrets([path])[path] {
             return Self.parseRevision(secret)
         }
+        // Two first writers may each have created a revision item; every process reads the same one.
         let paths = try connection.search(attributes(kind: "revision"))
-        guard let path = paths.first else {
+        guard let path = paths.min() else {
             state.revisionPath = nil
             return Revision(value: 0, pending: false, since: 0)
         }
@@ -278,9 +279,26 @@ public final class SecretServiceStore: ItemStore {
     }
 
     private func writeRevision(_ text: String, _ state: inout State) throws(SecretServiceError) {
-        state.revisionPath = try connection.store(
+        let known = state.revisionPath
+        let path = try connection.store(
             label: "tokencache: change revision of store '\(options.namespace)'",
             attributes: attributes(kind: "revision"), secret: Data(text.utf8), contentType: "text/plain")
+        state.revisionPath = path
+        if path != known { try settleRevisionItems(text, &state) }
+    }
+
+    /// Keeps one revision item. The keyring does not serialise item creation, so two processes
+    /// writing a store's first batch at once can each create one; readers take the least path, so
+    /// a writer whose item is not that one writes its value there too and removes the others.
+    private func settleRevisionItems(_ text: String, _ state: inout State) throws(SecretServiceError) {
+        let paths = try connection.search(attributes(kind: "revision"))
+        guard paths.count > 1, let kept = paths.min() else { return }
+        for path in paths where path != kept { try? connection.delete(path) }
+        if state.revisionPath != kept {
+            state.revisionPath = try connection.store(
+                label: "tokencache: change revision of store '\(options.namespace)'",
+                attributes: attributes(kind: "revision"), secret: Data(text.utf8), contentType: "text/plain")
+        }
     }
 
     // MARK: - Writing

@@ -6,8 +6,13 @@
 //   store-worker save PATH GROUP ACCOUNT SERVICE   saves one item, prints "saved"
 //   store-worker import PATH GROUP FILE            saves every item of a keychain-items JSON file in
 //                                                  one batch; prints "imported N"
+//   store-worker keyring-save NAMESPACE GROUP ACCOUNT  saves one item in a Secret Service store;
+//                                                  prints "saved"
+//   store-worker keyring-key - GROUP               the Secret Service data key of GROUP, created if
+//                                                  missing; prints "key ID"
 import CacheStore
 import CacheStoreSQLite
+import CacheStoreSecretService
 import Foundation
 
 #if canImport(Glibc)
@@ -31,6 +36,18 @@ let path = arguments[2]
 let group = arguments[3]
 
 do {
+    switch mode {
+    case "keyring-save":
+        let store = try SecretServiceStore(accessGroups: try AccessGroups([group]), options: .init(namespace: path))
+        try store.save(StoreItem(accessGroup: group, account: arguments[4], service: "s", type: 2001, data: Data("x".utf8)))
+        say("saved")
+        exit(0)
+    case "keyring-key":
+        say("key \(try SecretServiceKeySource().createKey(for: group).idHex)")
+        exit(0)
+    default:
+        break
+    }
     let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
     switch mode {
     case "write":

@@ -1,0 +1,51 @@
+@testable import CacheStoreSecretService
+import CacheStore
+import Foundation
+import TestSupport
+import Testing
+
+/// Several processes initialising the same shared keyring state at the same moment: the first
+/// batch of a store (its revision item) and the first data key of an access group.
+@Suite(
+    "Secret Service: first writers at once", .serialized,
+    .enabled(if: keyringAvailable, "needs a D-Bus session with a keyring (scripts/test.sh starts one)"))
+struct ConcurrentFirstWriteTests {
+    static let processes = 6
+
+    static func runTogether(_ arguments: (Int) -> [String]) throws -> [ChildProcess] {
+        let children = try (0..<processes).map { try ChildProcess("store-worker", arguments($0)) }
+        for child in children {
+            let (status, errors) = child.wait()
+            #expect(status == 0, "\(errors)")
+        }
+        return children
+    }
+
+    @Test("6 processes write a new store's first batch at once, 5 rounds: one revision item, every write seen")
+    func firstBatchesOfANewStore() throws {
+        for round in 0..<5 {
+            let namespace = "first-writers-\(round)-\(UUID().uuidString)"
+            _ = try Self.runTogether { ["keyring-save", namespace, "g", "account-\($0)"] }
+            let store = try SecretServiceStore(accessGroups: try AccessGroups(["g"]), options: .init(namespace: namespace))
+            #expect(Set(try store.allItems().map(\.account)) == Set((0..<Self.processes).map { "account-\($0)" }), "round \(round)")
+            // A later write by one process is noticed by another through the one revision item.
+            let stamp = try store.changeStamp()
+            _ = try Self.runTogether { $0 == 0 ? ["keyring-save", namespace, "g", "later"] : ["keyring-save", namespace, "g", "account-\($0)"] }
+            #expect(try store.changeStamp() != stamp, "round \(round)")
+            #expect(try store.items(matching: ItemQuery(account: "later")).count == 1, "round \(round)")
+            let listing = try SecretServiceStoreTests.keyringItems(namespace)
+            #expect(listing.components(separatedBy: "attribute.kind = revision").count - 1 == 1, "round \(round): \(listing)")
+        }
+    }
+
+    @Test("6 processes create the first data key of a group at once, 5 rounds: all use the same key")
+    func firstKeyOfAGroup() throws {
+        for round in 0..<5 {
+            let group = "first-key-\(round)-\(UUID().uuidString)"
+            let children = try Self.runTogether { _ in ["keyring-key", "-", group] }
+            let keys = Set(children.compactMap { $0.lines.last })
+            #expect(keys.count == 1, "round \(round): \(keys)")
+            #expect(try SecretServiceKeySource().existingKey(for: group, id: nil).map { "key \($0.idHex)" } == keys.first)
+        }
+    }
+}
