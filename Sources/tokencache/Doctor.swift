@@ -33,7 +33,7 @@ struct Doctor: ParsableCommand {
         let variables = ProcessInfo.processInfo.environment
         let environment = StoreEnvironment(variables: variables, currentDirectory: FileManager.default.currentDirectoryPath)
         var checks: [Check] = []
-        let (specification, groups) = try exitOnFailure {
+        let (specification, groups) = try resolvingArguments {
             (try environment.specification(flag: storeOptions.store), try environment.accessGroups(flags: storeOptions.accessGroups))
         }
         let origin = storeOptions.store != nil ? "--store" : (variables["TOKENCACHE_STORE"].map { $0.isEmpty ? nil : $0 } ?? nil) != nil ? "TOKENCACHE_STORE" : "the default"

@@ -1,11 +1,6 @@
 import ArgumentParser
 import CacheStore
-import CacheStoreEncryption
-import CacheStoreSQLite
-import CacheStoreSecretService
 import Foundation
-import TokenCache
-import TokenCacheInterchange
 import TokenCacheSchema
 
 /// The exit statuses the CLI documents (sysexits where one fits).
@@ -28,39 +23,27 @@ func exitOnFailure<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
+/// Runs `body`, which reads the command line and the environment (the store specification, the
+/// access groups); whatever it rejects is a usage error, whatever its category.
+func resolvingArguments<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch {
+        printError(String(describing: error))
+        throw ExitCode(Status.usage)
+    }
+}
+
+/// The exit status of a failure: it follows from the error's category alone.
 func status(for error: any Error) -> Int32 {
-    switch error {
-    case let error as CacheStoreError:
-        switch error {
-        case .accessGroupNotAllowed, .noAccessGroups, .invalidSpecification: return Status.usage
-        case .invalidItem: return Status.dataError
-        }
-    case let error as SQLiteStoreError:
-        switch error {
-        case .notATokenCacheStore, .newerSchema: return Status.dataError
-        case .sqlite(let sqlite) where sqlite.code == 26 /* SQLITE_NOTADB */ || sqlite.code == 11 /* SQLITE_CORRUPT */:
-            return Status.dataError
-        case .sqlite, .cannotCreate: return Status.ioError
-        }
-    case let error as SecretServiceError:
-        if case .corruptPartition = error { return Status.dataError }
-        return Status.ioError
-    case let error as EncryptionError:
-        switch error {
-        case .authenticationFailed, .sealedWithAnotherKey, .unsupportedEnvelope, .malformedEnvelope: return Status.dataError
-        case .keyUnavailable, .storeOpenedWithoutKey, .malformedKey, .sealFailed, .keyFile: return Status.ioError
-        }
-    case is KeychainItemsFormatError, is SchemaError:
-        return Status.dataError
-    case let error as InterchangeError:
-        return error.isDataError ? Status.dataError : Status.ioError
-    case let error as TokenCacheError:
-        switch error {
-        case .invalidRequest: return Status.usage
-        case .invalidTokenResponse: return Status.dataError
-        }
-    default:
-        return Status.ioError
+    status(for: ErrorCategory(of: error))
+}
+
+func status(for category: ErrorCategory) -> Int32 {
+    switch category {
+    case .notFound: Status.notFound
+    case .badInput, .damaged: Status.dataError
+    case .unavailable, .permission, .conflict, .internal: Status.ioError
     }
 }
 

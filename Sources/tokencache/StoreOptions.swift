@@ -22,14 +22,13 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the store these options name, reporting failures with the CLI's exit codes.
     func open() throws -> any ItemStore {
-        try exitOnFailure {
-            let environment = StoreEnvironment(
-                variables: ProcessInfo.processInfo.environment,
-                currentDirectory: FileManager.default.currentDirectoryPath)
-            let specification = try environment.specification(flag: store)
-            let groups = try environment.accessGroups(flags: accessGroups)
-            return try StoreOpener.open(specification, accessGroups: groups)
+        let environment = StoreEnvironment(
+            variables: ProcessInfo.processInfo.environment,
+            currentDirectory: FileManager.default.currentDirectoryPath)
+        let (specification, groups) = try resolvingArguments {
+            (try environment.specification(flag: store), try environment.accessGroups(flags: accessGroups))
         }
+        return try exitOnFailure { try StoreOpener.open(specification, accessGroups: groups) }
     }
 
     /// Opens the store and the engine over it.

@@ -1,0 +1,8 @@
+extension CacheStoreError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .accessGroupNotAllowed: .permission
+        case .noAccessGroups, .invalidItem, .invalidSpecification: .badInput
+        }
+    }
+}

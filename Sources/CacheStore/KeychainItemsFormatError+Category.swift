@@ -1,0 +1,4 @@
+extension KeychainItemsFormatError: CategorizedError {
+    /// A keychain-items document handed in that cannot be read.
+    public var category: ErrorCategory { .badInput }
+}

@@ -1,0 +1,5 @@
+import CacheStore
+
+extension TokenCacheError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
+}
