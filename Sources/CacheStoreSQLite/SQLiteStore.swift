@@ -119,7 +119,7 @@ public final class SQLiteStore: ItemStore {
         try SecureFile.prepareDirectory(for: path)
         try StoreCreation.createIfMissing(path: path, busyTimeoutMilliseconds: milliseconds)
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
-        try deadline.retrying { try StoreSchema.inspect(connection) }
+        _ = try deadline.retrying { try StoreSchema.inspect(connection) }
         // A store this version created is in WAL mode already (asking costs a header read). Files of
         // earlier versions, or an empty file someone else made, are converted here.
         try deadline.retrying {
