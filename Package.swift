@@ -24,17 +24,16 @@ let package = Package(
         // The keychain-equivalent item store: items, queries, the protocol, the memory backend.
         .target(name: "CacheStore"),
 
-        // System libraries, each behind a module map and pkg-config.
+        // SQLite, linked at build time behind a module map and pkg-config.
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .systemLibrary(
-            name: "CLibsecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
-        ),
+        // libsecret-1, loaded at run time with dlopen (a machine without it still runs everything
+        // but the Secret Service); its declarations are the shim's own, so building needs no
+        // libsecret or GLib headers.
+        .target(name: "CLibsecret", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Sealing payloads at rest (AES-GCM envelopes) and the data keys' sources; no storage engine.
         .target(

@@ -25,16 +25,17 @@ public enum SessionBus {
 /// One collection of the Secret Service, reached through libsecret's D-Bus-path API. Not thread-safe
 /// on its own: its owner serialises calls.
 final class SecretServiceConnection: @unchecked Sendable {
-    private let service: UnsafeMutablePointer<SecretService>
-    private let collection: UnsafeMutablePointer<SecretCollection>
+    private let service: OpaquePointer  // SecretService *
+    private let collection: OpaquePointer  // SecretCollection *
     let collectionPath: String
     /// The name the user gave (alias, label or object name).
     let collectionName: String
     let collectionLabel: String
 
-    /// Connects and opens the collection, checking on the way that there is a session bus, a
-    /// Secret Service on it, the collection, and that it is unlocked.
+    /// Connects and opens the collection, checking on the way that libsecret is installed, there is a
+    /// session bus, a Secret Service on it, the collection, and that it is unlocked.
     init(collection name: String, unlock: UnlockPolicy, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SecretServiceError) {
+        try SecretServiceLibrary.load()
         guard let address = SessionBus.address(environment: environment) else { throw .noSessionBus }
         var error: UnsafeMutablePointer<GError>?
         guard let service = tc_service_get(&error) else {
@@ -48,7 +49,7 @@ final class SecretServiceConnection: @unchecked Sendable {
                 path = String(cString: raw)
                 tc_free(raw)
             } else if let failure = error {
-                tc_object_unref(service)
+                tc_object_unref(UnsafeMutableRawPointer(service))
                 throw Self.failure(failure, operation: "read alias '\(name)'", collection: name)
             }
         }
@@ -57,17 +58,17 @@ final class SecretServiceConnection: @unchecked Sendable {
                 path = String(cString: raw)
                 tc_free(raw)
             } else if let failure = error {
-                tc_object_unref(service)
+                tc_object_unref(UnsafeMutableRawPointer(service))
                 throw Self.failure(failure, operation: "list collections", collection: name)
             }
         }
         guard let path else {
-            tc_object_unref(service)
+            tc_object_unref(UnsafeMutableRawPointer(service))
             throw .collectionNotFound(name)
         }
         self.collectionPath = path
         guard let collection = tc_collection(service, path, &error) else {
-            tc_object_unref(service)
+            tc_object_unref(UnsafeMutableRawPointer(service))
             throw Self.failure(error, operation: "open collection '\(name)'", collection: name)
         }
         self.collection = collection
@@ -90,8 +91,8 @@ final class SecretServiceConnection: @unchecked Sendable {
     }
 
     deinit {
-        tc_object_unref(collection)
-        tc_object_unref(service)
+        tc_object_unref(UnsafeMutableRawPointer(collection))
+        tc_object_unref(UnsafeMutableRawPointer(service))
     }
 
     /// Paths of the collection's items carrying all of `attributes`.
@@ -121,7 +122,7 @@ final class SecretServiceConnection: @unchecked Sendable {
     /// The secrets of `paths` on `service` in one `GetSecrets` call, by path; paths the service
     /// returned nothing for are absent. `collection` names the keyring in an error.
     static func secrets(
-        of paths: [String], from service: UnsafeMutablePointer<SecretService>, collection: String
+        of paths: [String], from service: OpaquePointer, collection: String
     ) throws(SecretServiceError) -> [String: Data] {
         guard !paths.isEmpty else { return [:] }
         var error: UnsafeMutablePointer<GError>?

@@ -3,6 +3,9 @@
 /// The backend never falls back silently to another store and never deletes data because the
 /// keyring is unavailable: every one of these stops the operation and leaves the keyring as it was.
 public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
+    /// libsecret is not installed (or lacks a function tokencache calls): `library` is the name tried,
+    /// `reason` the loader's message. Nothing but the Secret Service is affected.
+    case libraryUnavailable(library: String, reason: String)
     /// No D-Bus session bus: `DBUS_SESSION_BUS_ADDRESS` is unset and `$XDG_RUNTIME_DIR/bus` does not exist.
     case noSessionBus
     /// A session bus address is set, but connecting to it failed.
@@ -24,6 +27,10 @@ public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .libraryUnavailable(let library, let reason):
+            return "libsecret could not be loaded (tried \(library): \(reason)), so the Secret Service cannot be used; "
+                + "install it (`apt-get install libsecret-1-0` on Debian and Ubuntu, `dnf install libsecret` on Fedora), "
+                + "or use a SQLite store (sqlite:PATH), whose data keys are then kept in a key file (TOKENCACHE_KEY=file)"
         case .noSessionBus:
             return "no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist, "
                 + "so the Secret Service cannot be reached. Run inside your desktop session, or start one for this "

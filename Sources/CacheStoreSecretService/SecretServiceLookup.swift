@@ -37,14 +37,15 @@ public struct SecretServiceItem: Sendable, Hashable {
 /// ``SecretServiceError/collectionLocked(_:)``, never a prompt. Not thread-safe; use it from one
 /// thread at a time.
 public final class SecretServiceLookup {
-    private let service: UnsafeMutablePointer<SecretService>
+    private let service: OpaquePointer  // SecretService *
     private var collectionLabels: [String: String] = [:]
 
     /// Connects to the Secret Service on the session bus.
     ///
-    /// - Throws: ``SecretServiceError/noSessionBus``, ``SecretServiceError/sessionBusUnreachable(address:message:)``
+    /// - Throws: ``SecretServiceError/libraryUnavailable(library:reason:)``, ``SecretServiceError/noSessionBus``, ``SecretServiceError/sessionBusUnreachable(address:message:)``
     ///   or ``SecretServiceError/serviceUnavailable(message:)``.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SecretServiceError) {
+        try SecretServiceLibrary.load()
         guard let address = SessionBus.address(environment: environment) else { throw .noSessionBus }
         var error: UnsafeMutablePointer<GError>?
         guard let service = tc_service_get(&error) else {
@@ -54,7 +55,7 @@ public final class SecretServiceLookup {
     }
 
     deinit {
-        tc_object_unref(service)
+        tc_object_unref(UnsafeMutableRawPointer(service))
     }
 
     /// The items, in every collection, whose attributes include all of `attributes` (they may carry
@@ -103,7 +104,7 @@ public final class SecretServiceLookup {
         guard let item = tc_item(service, path, &error) else {
             throw SecretServiceConnection.failure(error, operation: "read item properties", collection: collectionLabel)
         }
-        defer { tc_object_unref(item) }
+        defer { tc_object_unref(UnsafeMutableRawPointer(item)) }
         var label = ""
         if let raw = tc_item_label(item) {
             label = String(cString: raw)
@@ -135,7 +136,7 @@ public final class SecretServiceLookup {
         guard let collection = tc_collection(service, path, &error) else {
             throw SecretServiceConnection.failure(error, operation: "read collection properties", collection: fallback)
         }
-        defer { tc_object_unref(collection) }
+        defer { tc_object_unref(UnsafeMutableRawPointer(collection)) }
         var label = fallback
         if let raw = tc_collection_label(collection) {
             let text = String(cString: raw)

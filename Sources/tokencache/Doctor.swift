@@ -40,18 +40,26 @@ struct Doctor: ParsableCommand {
         checks.append(Check(name: "store", outcome: .ok, detail: "\(specification) (from \(origin))"))
         checks.append(Check(name: "access groups", outcome: .ok, detail: groups.all.joined(separator: ", ")))
 
-        // The D-Bus session and the Secret Service, which every backend but memory may need.
-        let bus = SessionBus.address(environment: variables)
+        // libsecret (loaded at run time), the D-Bus session and the Secret Service, which every
+        // backend but memory may need.
         var secretServiceError: SecretServiceError?
+        do {
+            try SecretServiceLibrary.load()
+            checks.append(Check(name: "libsecret", outcome: .ok, detail: "loaded (\(SecretServiceLibrary.name))"))
+        } catch {
+            secretServiceError = error
+            checks.append(Check(name: "libsecret", outcome: .warning, detail: "\(error)"))
+        }
+        let bus = SessionBus.address(environment: variables)
         if let bus {
             checks.append(Check(name: "D-Bus session", outcome: .ok, detail: "present (\(bus))"))
         } else {
-            secretServiceError = .noSessionBus
+            secretServiceError = secretServiceError ?? .noSessionBus
             checks.append(Check(name: "D-Bus session", outcome: .warning,
                                 detail: "missing: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist, so no Secret Service can be reached",
                                 fix: "run inside your desktop session, or `dbus-run-session -- $SHELL` with an unlocked keyring"))
         }
-        if bus != nil {
+        if bus != nil, secretServiceError == nil {
             do {
                 let store = try SecretServiceStore(accessGroups: groups, options: .init(collection: "default", unlock: .fail))
                 checks.append(Check(name: "Secret Service", outcome: .ok,
