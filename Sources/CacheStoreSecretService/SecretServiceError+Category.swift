@@ -3,7 +3,7 @@ import CacheStore
 extension SecretServiceError: CategorizedError {
     public var category: ErrorCategory {
         switch self {
-        case .noSessionBus, .sessionBusUnreachable, .serviceUnavailable, .operationFailed: .unavailable
+        case .libraryUnavailable, .noSessionBus, .sessionBusUnreachable, .serviceUnavailable, .operationFailed: .unavailable
         // The store cannot be opened where it was asked for; the collection is the store's location.
         case .collectionNotFound: .unavailable
         case .collectionLocked, .promptDismissed: .permission
