@@ -45,4 +45,21 @@ static inline int tokencache_rename_noreplace(const char *from, const char *to) 
 #endif
 }
 
+// The descriptor SQLite itself reads the database (`journal` 0) or its write-ahead log (`journal`
+// 1) through, or -1 when that file is not open or the VFS is not the unix one. fstat(2) on it
+// checks the very file SQLite uses; opening and closing another descriptor of the file instead
+// would drop this process's POSIX locks on it, SQLite's included. Relies on the unix VFS keeping
+// the descriptor as the fourth member of its file object (unchanged since SQLite 3.6); the caller
+// verifies the result against the path.
+static inline int tc_sqlite_descriptor(sqlite3 *db, int journal) {
+    sqlite3_vfs *vfs = 0;
+    if (sqlite3_file_control(db, "main", SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || vfs == 0) return -1;
+    if (vfs->zName == 0 || vfs->zName[0] != 'u' || vfs->zName[1] != 'n' || vfs->zName[2] != 'i' || vfs->zName[3] != 'x') return -1;
+    sqlite3_file *file = 0;
+    int op = journal ? SQLITE_FCNTL_JOURNAL_POINTER : SQLITE_FCNTL_FILE_POINTER;
+    if (sqlite3_file_control(db, "main", op, &file) != SQLITE_OK || file == 0 || file->pMethods == 0) return -1;
+    struct tc_unix_file_prefix { const sqlite3_io_methods *methods; sqlite3_vfs *vfs; void *inode; int fd; };
+    return ((const struct tc_unix_file_prefix *)file)->fd;
+}
+
 #endif

@@ -61,6 +61,22 @@ public protocol ItemStore: AnyObject, Sendable {
     /// Caches built over a store compare stamps to decide whether to reload; computing one is meant
     /// to be much cheaper than a query.
     func changeStamp() throws -> ChangeStamp
+
+    /// How many damaged items (see ``DamagedItem``) the most recent read of the whole store skipped.
+    /// Cheap: no read of its own. A linked library can log it after the engine has loaded.
+    ///
+    /// The default implementation returns 0, for backends that hold no damaged items.
+    func damagedItemCount() -> Int
+
+    /// Every damaged item of the open access groups, by identity and reason: a full read.
+    ///
+    /// The default implementation returns none.
+    func damagedItems() throws -> [DamagedItem]
+
+    /// Removes every damaged item of the open access groups in one atomic batch; returns how many.
+    ///
+    /// The default implementation removes nothing.
+    func removeDamagedItems() throws -> Int
 }
 
 /// An opaque revision of a store's content. Equal stamps mean no commit happened in between.
@@ -78,6 +94,12 @@ public struct ChangeStamp: Sendable, Hashable {
 }
 
 extension ItemStore {
+    public func damagedItemCount() -> Int { 0 }
+
+    public func damagedItems() throws -> [DamagedItem] { [] }
+
+    public func removeDamagedItems() throws -> Int { 0 }
+
     /// Checks the stamp, then applies the batch: not atomic, for backends that cannot do better.
     @discardableResult
     public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {

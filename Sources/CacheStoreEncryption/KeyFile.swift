@@ -110,19 +110,32 @@ public struct KeyFile: DataKeySource {
 
     /// The keys by access group, or `nil` when the file does not exist.
     func read() throws(EncryptionError) -> [String: String]? {
-        var info = stat()
-        if stat(path, &info) != 0 {
-            if errno == ENOENT { return nil }
-            throw .keyFile(path: path, reason: String(cString: strerror(errno)))
+        // Opened without following a symbolic link and checked on the descriptor it is read from,
+        // so the file checked is the file read.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            if code == ELOOP {
+                throw .keyFile(path: path, reason: "it is a symbolic link, so someone else could have planted it; "
+                    + "move it away (the key it points to must be a private file here)")
+            }
+            throw .keyFile(path: path, reason: String(cString: strerror(code)))
         }
-        guard info.st_mode & 0o077 == 0 else {
-            throw .keyFile(path: path, reason: "its mode is \(String(info.st_mode & 0o777, radix: 8)), so other users may "
-                + "read the key; make it private with `chmod 600 \(path)` (and consider the key exposed)")
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .keyFile(path: path, reason: String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .keyFile(path: path, reason: "it is not a regular file")
         }
         guard info.st_uid == geteuid() else {
             throw .keyFile(path: path, reason: "it belongs to another user (uid \(info.st_uid)); it must be yours")
         }
-        guard let contents = FileManager.default.contents(atPath: path) else {
+        guard info.st_mode & 0o077 == 0 else {
+            throw .keyFile(path: path, reason: "its mode is \(String(info.st_mode & 0o777, radix: 8)), so other users may "
+                + "read or change the key; make it private with `chmod 600 \(path)` (and consider the key exposed)")
+        }
+        guard info.st_size <= 1 << 20, let contents = Self.readAll(fd, size: Int(info.st_size)) else {
             throw .keyFile(path: path, reason: "it cannot be read")
         }
         guard let document = try? JSONDecoder().decode(Document.self, from: contents),
@@ -134,6 +147,27 @@ public struct KeyFile: DataKeySource {
             throw .keyFile(path: path, reason: "it has version \(document.version); upgrade tokencache to read it")
         }
         return document.keys
+    }
+
+    /// Reads the whole of `fd` (a regular file of `size` bytes, which may have grown meanwhile).
+    private static func readAll(_ fd: Int32, size: Int) -> Data? {
+        var contents = Data(count: max(size, 0) + 1)
+        var total = 0
+        while true {
+            if total == contents.count {
+                guard contents.count < 1 << 20 else { return nil }
+                contents.count *= 2
+            }
+            let count = contents.withUnsafeMutableBytes { readBytes(fd, $0.baseAddress! + total, $0.count - total) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            total += count
+        }
+        contents.count = total
+        return contents
     }
 
     /// Writes `keys` to the file; returns false, writing nothing, when `isNew` and another process
@@ -170,4 +204,9 @@ public struct KeyFile: DataKeySource {
         }
         return true
     }
+}
+
+/// `read(2)`, by a name the key file's own `read()` does not shadow.
+private func readBytes(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(fd, buffer, count)
 }

@@ -73,6 +73,13 @@ final class SQLiteConnection: @unchecked Sendable {
         tokencache_wal_index(handle).map { UnsafeRawPointer($0) }
     }
 
+    /// The descriptor SQLite reads the database (or, with `journal`, its write-ahead log) through,
+    /// when that file is open; for `fstat(2)` only, never to be closed.
+    func descriptor(journal: Bool) -> Int32? {
+        let fd = tc_sqlite_descriptor(handle, journal ? 1 : 0)
+        return fd >= 0 ? fd : nil
+    }
+
     /// Whether no transaction is open on this connection.
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 

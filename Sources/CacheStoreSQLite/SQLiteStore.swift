@@ -88,6 +88,8 @@ public final class SQLiteStore: ItemStore {
         var watcher: WALIndexWatcher?
         /// The last stamp computed, and the WAL index header it was computed under.
         var lastStamp: (header: WALIndexWatcher.Snapshot, stamp: ChangeStamp)?
+        /// Damaged rows the most recent read of the whole store skipped.
+        var damagedInLastFullRead = 0
     }
 
     private let state: StateLock<State>
@@ -117,9 +119,15 @@ public final class SQLiteStore: ItemStore {
         // file; each waits for them up to the busy timeout (see docs/architecture.md, "Opening").
         let deadline = OpenDeadline(timeout: options.busyTimeout)
         try SecureFile.prepareDirectory(for: path)
+        try FileFacts.require([FileFacts.directory(holding: path)])
         try StoreCreation.createIfMissing(path: path, busyTimeoutMilliseconds: milliseconds)
+        // Looked at before SQLite opens the files by name, and again on SQLite's own descriptors
+        // once it has (see FileFacts): a file planted or swapped in between is refused before
+        // anything read from it is used or anything is written.
+        try FileFacts.require(FileFacts.store(at: path))
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
         _ = try deadline.retrying { try StoreSchema.inspect(connection) }
+        try FileFacts.require(connection.openedFileFacts())
         // A store this version created is in WAL mode already (asking costs a header read). Files of
         // earlier versions, or an empty file someone else made, are converted here.
         try deadline.retrying {
@@ -156,7 +164,9 @@ public final class SQLiteStore: ItemStore {
         try accessGroups.check(query)
         let (sql, bind) = select(query)
         return try state.withLock { state throws in
-            try readItems(sql, bind, on: state.connection)
+            let items = try readItems(sql, bind, on: state.connection)
+            if query == ItemQuery() { state.damagedInLastFullRead = items.damaged }
+            return items.items
         }
     }
 
@@ -167,7 +177,7 @@ public final class SQLiteStore: ItemStore {
             var chunk: [StoreItem] = []
             chunk.reserveCapacity(size)
             // One statement, so one read transaction: the chunks are one state of the store.
-            try readItems(sql, bind, on: state.connection) { item in
+            state.damagedInLastFullRead = try readItems(sql, bind, on: state.connection) { item in
                 chunk.append(item)
                 if chunk.count == size {
                     receive(chunk)
@@ -190,32 +200,40 @@ public final class SQLiteStore: ItemStore {
     }
 
     /// Runs a ``select(_:)`` on `connection` (under the store's lock), opening encrypted payloads.
+    /// Returns the items and how many damaged rows were skipped.
     private func readItems(
         _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection
-    ) throws -> [StoreItem] {
+    ) throws -> (items: [StoreItem], damaged: Int) {
         var items: [StoreItem] = []
-        try readItems(sql, bind, on: connection) { items.append($0) }
-        return items
+        let damaged = try readItems(sql, bind, on: connection) { items.append($0) }
+        return (items, damaged)
     }
 
-    /// Runs a ``select(_:)`` on `connection`, handing each item to `receive` as it is read.
+    /// Runs a ``select(_:)`` on `connection`, handing each sound item to `receive` as it is read;
+    /// returns how many damaged rows it skipped.
     private func readItems(
         _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection, _ receive: (StoreItem) -> Void
-    ) throws {
+    ) throws -> Int {
+        let sealed = try sealedGroups(on: connection)
         let statement = try connection.statement(sql)
         defer { statement.reset() }
         bind(statement)
         var groups: [String] = []
+        var damaged = 0
         while true {
             let code = statement.step()
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw connection.error(code, "query items") }
             var item = Self.item(from: statement, groups: &groups)
-            if statement.int64(8) != StoreSchema.plainEnvelope {
-                item.data = try openPayload(item)
+            switch try payload(of: item, envelope: statement.int64(8), sealedGroups: sealed) {
+            case .sound(let data):
+                item.data = data
+                receive(item)
+            case .damaged:
+                damaged += 1
             }
-            receive(item)
         }
+        return damaged
     }
 
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
@@ -231,7 +249,7 @@ public final class SQLiteStore: ItemStore {
     ) throws -> BatchResult {
         try apply(expecting: nil) { stamp, connection in
             let (sql, bind) = select(ItemQuery())
-            let batch = try plan(stamp) { try readItems(sql, bind, on: connection) }
+            let batch = try plan(stamp) { try readItems(sql, bind, on: connection).items }
             try accessGroups.check(batch)
             return batch
         }!
@@ -373,6 +391,64 @@ public final class SQLiteStore: ItemStore {
         }
     }
 
+    // MARK: - Damaged rows
+
+    public func damagedItemCount() -> Int {
+        state.withLock { $0.damagedInLastFullRead }
+    }
+
+    public func damagedItems() throws -> [DamagedItem] {
+        try state.withLock { state throws in
+            try damagedRows(on: state.connection).map(\.item)
+        }
+    }
+
+    /// Removes every damaged row of the open groups in one transaction (found again under the write
+    /// lock, so a row repaired meanwhile by another writer stays).
+    public func removeDamagedItems() throws -> Int {
+        try state.withLock { state throws -> Int in
+            let connection = state.connection
+            let removed = try connection.writeTransaction("remove damaged items") { () throws -> Int in
+                let rows = try damagedRows(on: connection)
+                for row in rows {
+                    let statement = try connection.statement("DELETE FROM items WHERE rowid = ?")
+                    defer { statement.reset() }
+                    _ = statement.bind(row.rowid, at: 1)
+                    let code = statement.step()
+                    guard code == SQLITE_DONE else { throw connection.error(code, "remove damaged items") }
+                }
+                return rows.count
+            }
+            if removed > 0 {
+                state.localCommits &+= 1
+                state.damagedInLastFullRead = 0
+            }
+            return removed
+        }
+    }
+
+    /// Every damaged row of the open groups, with its rowid.
+    private func damagedRows(on connection: SQLiteConnection) throws -> [(rowid: Int64, item: DamagedItem)] {
+        let sealed = try sealedGroups(on: connection)
+        let statement = try connection.statement(
+            "SELECT access_group, account, service, type, generic, data, created, modified, envelope, rowid FROM items "
+                + "WHERE access_group IN (\(groupPlaceholders)) ORDER BY rowid")
+        defer { statement.reset() }
+        for (offset, group) in accessGroups.all.enumerated() { _ = statement.bind(group, at: Int32(offset + 1)) }
+        var groups: [String] = []
+        var damaged: [(rowid: Int64, item: DamagedItem)] = []
+        while true {
+            let code = statement.step()
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw connection.error(code, "find damaged items") }
+            let item = Self.item(from: statement, groups: &groups)
+            if case .damaged(let reason) = try payload(of: item, envelope: statement.int64(8), sealedGroups: sealed) {
+                damaged.append((statement.int64(9), DamagedItem(identity: item.identity, reason: reason)))
+            }
+        }
+        return damaged
+    }
+
     // MARK: - Statements
 
     private func update(_ item: StoreItem, at now: Double, on connection: SQLiteConnection) throws -> Bool {
@@ -477,6 +553,40 @@ public final class SQLiteStore: ItemStore {
         return (item.data, StoreSchema.plainEnvelope)
     }
 
+    /// A row's payload as stored: usable, or damaged (see ``DamagedItem``).
+    private enum StoredPayload {
+        case sound(Data)
+        case damaged(DamagedItem.Reason)
+    }
+
+    /// The groups whose payloads are sealed: every group with a key (or an unavailable one) when
+    /// opened with encryption, else the groups the file records a key for.
+    private func sealedGroups(on connection: SQLiteConnection) throws(SQLiteStoreError) -> Set<String> {
+        if encrypted { return Set(keys.keys).union(unavailableKeys.keys) }
+        var sealed: Set<String> = []
+        for group in accessGroups.all where try Self.recordedKey(group, connection: connection) != nil {
+            sealed.insert(group)
+        }
+        return sealed
+    }
+
+    /// Opens `item`'s payload. A plain payload in a sealed group and a sealed payload that fails to
+    /// open are damaged; a missing key is not damage (the whole group is unreadable) and throws.
+    private func payload(of item: StoreItem, envelope: Int64, sealedGroups: Set<String>) throws(EncryptionError) -> StoredPayload {
+        if envelope == StoreSchema.plainEnvelope {
+            return sealedGroups.contains(item.accessGroup) ? .damaged(.unsealedInSealedGroup) : .sound(item.data)
+        }
+        do {
+            return .sound(try openPayload(item))
+        } catch {
+            switch error {
+            case .authenticationFailed, .sealedWithAnotherKey: return .damaged(.failedAuthentication)
+            case .malformedEnvelope, .unsupportedEnvelope: return .damaged(.malformedEnvelope)
+            default: throw error
+            }
+        }
+    }
+
     private func openPayload(_ item: StoreItem) throws(EncryptionError) -> Data {
         guard let key = keys[item.accessGroup] else {
             throw unavailableKeys[item.accessGroup] ?? .storeOpenedWithoutKey(accessGroup: item.accessGroup, storePath: path)
@@ -511,6 +621,7 @@ public final class SQLiteStore: ItemStore {
             var prepared = PreparedKeys()
             for group in groups.all {
                 var found: (DataKey, KeySourceKind)?
+                var isNewKey = false
                 if let recorded = try recordedKey(group, connection: connection) {
                     for source in encryption.keySources {
                         if let key = try? source.existingKey(for: group, id: recorded.id) {
@@ -534,6 +645,7 @@ public final class SQLiteStore: ItemStore {
                         }
                     }
                     if found == nil { found = (try firstSource.createKey(for: group), firstSource.kind) }
+                    isNewKey = true
                     let statement = try connection.statement(
                         "INSERT INTO data_keys (access_group, key_id, source, created) VALUES (?, ?, ?, ?)")
                     defer { statement.reset() }
@@ -547,7 +659,9 @@ public final class SQLiteStore: ItemStore {
                 let (key, kind) = found!
                 prepared.keys[group] = key
                 prepared.status[group] = .available(keyID: key.idHex, source: kind)
-                if try sealPlainPayloads(group, key: key, connection: connection) > 0 { sealedAny = true }
+                // The one-time migration of a group's plain payloads happens when its key is first
+                // recorded, in the same transaction; afterwards a plain row in the group is damaged.
+                if isNewKey, try sealPlainPayloads(group, key: key, connection: connection) > 0 { sealedAny = true }
             }
             return prepared
         }

@@ -13,6 +13,7 @@ extension SQLiteStoreError: CategorizedError {
         case .sqlite(let error): error.category
         case .cannotCreate(_, let code): code == EACCES || code == EPERM || code == EROFS ? .permission : .unavailable
         case .notATokenCacheStore: .damaged
+        case .unsafeFile: .permission
         // Not damaged, but unreadable here all the same; a newer tokencache reads it.
         case .newerSchema: .damaged
         }
@@ -23,6 +24,7 @@ extension SQLiteStoreError: CategorizedError {
         case .sqlite(let error): error.remedy
         case .cannotCreate: "choose a path in a writable directory"
         case .notATokenCacheStore: "choose another path for the store"
+        case .unsafeFile(_, _, let fix): fix
         case .newerSchema: "upgrade tokencache"
         }
     }

@@ -8,6 +8,10 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
     case notATokenCacheStore(path: String)
     /// The file was written by a newer tokencache whose schema this version does not know.
     case newerSchema(path: String, found: Int32, supported: Int32)
+    /// A file or directory of the store could have been planted or altered by someone else (see
+    /// ``FileFacts``): it is not the user's, is writable by others, or is a symbolic link. Nothing
+    /// was read from it or written to it.
+    case unsafeFile(path: String, problem: String, fix: String)
 
     public var description: String {
         switch self {
@@ -18,6 +22,8 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         case .notATokenCacheStore(let path):
             return "\(path) is a SQLite database of another program, not a tokencache store; "
                 + "choose another path with --store sqlite:PATH"
+        case .unsafeFile(let path, let problem, let fix):
+            return "refusing to use \(path): \(problem), so someone else could have planted or altered it; \(fix)"
         case .newerSchema(let path, let found, let supported):
             return "\(path) uses store schema \(found), but this tokencache understands up to \(supported); "
                 + "upgrade tokencache to open it (the file was left unchanged)"

@@ -170,6 +170,15 @@ public final class TokenCache: Sendable {
     /// The current time in whole seconds, as the schema stores it.
     var now: Int64 { Int64(configuration.clock().timeIntervalSince1970) }
 
+    /// How many damaged items (forged, altered or unauthenticated rows; see `DamagedItem`) the store
+    /// skipped when the engine last read it. They are never returned; everything else keeps
+    /// serving. A linked library can log the count; `tokencache doctor` lists them and
+    /// `tokencache repair` removes them.
+    public func damagedItemCount() throws -> Int {
+        _ = try currentIndex()
+        return store.damagedItemCount()
+    }
+
     /// Items the engine met but could not read (malformed payloads), with where they are.
     ///
     /// They are skipped by every lookup, as MSAL skips them; `tokencache doctor` reports them.

@@ -109,7 +109,7 @@ struct EncryptionTests {
         #expect(Self.fileBytes(path).values.allSatisfy { $0.range(of: Data(Self.marker.utf8)) == nil })
     }
 
-    @Test func aPayloadMovedToAnotherRowFailsAuthenticationInsteadOfReadingAsGarbage() throws {
+    @Test func aPayloadMovedToAnotherRowFailsAuthenticationAndIsSkippedAsDamaged() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("cache.sqlite")
@@ -117,12 +117,9 @@ struct EncryptionTests {
         try store.save(Self.items(count: 2))
         try rawSQL(path, "UPDATE items SET data = (SELECT data FROM items WHERE service = 'accesstoken-c-t-0') WHERE service = 'accesstoken-c-t-1';")
         #expect(try store.items(matching: ItemQuery(service: "accesstoken-c-t-0")).count == 1)
-        #expect {
-            _ = try store.items(matching: ItemQuery(service: "accesstoken-c-t-1"))
-        } throws: { error in
-            guard case EncryptionError.authenticationFailed(let identity) = error else { return false }
-            return identity.service == "accesstoken-c-t-1"
-        }
+        #expect(try store.items(matching: ItemQuery(service: "accesstoken-c-t-1")).isEmpty, "never read as the other row's payload")
+        #expect(try store.damagedItems().map(\.identity.service) == ["accesstoken-c-t-1"])
+        #expect(try store.damagedItems().map(\.reason) == [.failedAuthentication])
     }
 
     @Test func eachAccessGroupHasItsOwnKey() throws {
@@ -132,14 +129,5 @@ struct EncryptionTests {
         let keys = try store.recordedKeys()
         #expect(keys["g"] != nil && keys["h"] != nil)
         #expect(keys["g"]?.keyID != keys["h"]?.keyID)
-    }
-
-    private func rawSQL(_ path: String, _ sql: String) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
-        defer { sqlite3_close(db) }
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(db))])
-        }
     }
 }

@@ -118,12 +118,4 @@ struct SQLiteStoreFileTests {
             return path == "/proc/tokencache"
         }
     }
-
-    /// Runs SQL on a file with SQLite directly, outside the store.
-    private func rawSQL(_ path: String, _ sql: String) throws {
-        var db: OpaquePointer?
-        guard sqlite3_open(path, &db) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
-        defer { sqlite3_close(db) }
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
-    }
 }
