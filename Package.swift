@@ -118,7 +118,7 @@ let package = Package(
             path: "Tests/soak-worker"
         ),
 
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CSQLite"], path: "Tests/TestSupport"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         // The store contract, run against every backend.
         .testTarget(

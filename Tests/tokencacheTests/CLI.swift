@@ -20,6 +20,10 @@ struct CLI {
     }
 
     func run(_ arguments: String..., environment extra: [String: String] = [:], input: Data? = nil) throws -> Result {
+        try run(arguments: arguments, environment: extra, input: input)
+    }
+
+    func run(arguments: [String], environment extra: [String: String] = [:], input: Data? = nil) throws -> Result {
         let process = try ChildProcess("tokencache", arguments, environment: environment.merging(extra) { $1 }, input: input)
         let (status, errors) = process.wait()
         return Result(status: status, output: process.output, errors: errors)

@@ -3,7 +3,7 @@ import Foundation
 
 /// Runs SQL on a store's file with SQLite directly, outside the store: what anyone who can write the
 /// file can do.
-func rawSQL(_ path: String, _ sql: String) throws {
+public func rawSQL(_ path: String, _ sql: String) throws {
     var db: OpaquePointer?
     guard sqlite3_open(path, &db) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
     defer { sqlite3_close(db) }
