@@ -1,45 +1,49 @@
 import CacheStore
+import Crypto
 import Foundation
 import KeyedArchive
 import TokenCacheSchema
 
 /// How `tokencache dump` shows an item: its attributes and its payload decoded, secrets hidden.
 public enum PayloadView {
-    /// Payload members that hold tokens, compared case-insensitively, at any depth.
-    public static let secretMembers: Set<String> = [
-        "secret", "access_token", "refresh_token", "id_token", "accesstoken", "refreshtoken", "idtoken", "rawidtoken",
-    ]
-
     /// The marker shown in place of a secret string: `<redacted: 812 chars>`.
     public static func marker(for secret: String) -> String {
         "<redacted: \(secret.count) chars>"
     }
 
-    /// `value` with every string under a ``secretMembers`` member replaced by its ``marker(for:)``.
-    public static func redacted(_ value: JSONValue) -> JSONValue {
+    /// The marker shown in place of any redacted value: its kind and size, never its content.
+    public static func marker(for value: JSONValue) -> String {
         switch value {
-        case .object(let object):
-            var copy = JSONObject()
-            for (key, member) in object {
-                if secretMembers.contains(key.lowercased()), case .string(let secret) = member {
-                    copy[key] = .string(marker(for: secret))
-                } else {
-                    copy[key] = redacted(member)
-                }
-            }
-            return .object(copy)
-        case .array(let elements):
-            return .array(elements.map(redacted))
-        default:
-            return value
+        case .string(let text): marker(for: text)
+        case .number: "<redacted: a number>"
+        case .bool: "<redacted: a boolean>"
+        case .null: "<redacted: null>"
+        case .array(let elements): "<redacted: an array of \(elements.count)>"
+        case .object(let object): "<redacted: an object of \(object.count) members>"
         }
+    }
+
+    /// The marker shown in place of a payload that is not a JSON object (or does not decode): its
+    /// size and the first 12 hex digits of its SHA-256, enough to tell two payloads apart.
+    public static func marker(forPayload data: Data) -> String {
+        let digest = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+        return "<redacted: \(data.count) bytes, sha256 \(digest)…>"
+    }
+
+    /// `payload` (an item's decoded payload) with every member that is not known to be non-secret
+    /// for the item's kind redacted, whatever its JSON type (see ``RedactionAllowList``). A payload
+    /// that is not a JSON object shows nothing.
+    public static func redacted(_ payload: JSONValue, type: UInt32?) -> JSONValue {
+        guard case .object(let object) = payload else { return .string(marker(for: payload)) }
+        return .object(RedactionAllowList.redact(object, allowed: RedactionAllowList.members(forType: type, payload: object)))
     }
 
     /// The item as a JSON object: `access_group`, `account`, `service`, `generic` (a UTF-8 string,
     /// `{"base64": …}` or `null`), `type`, `created`, `modified`, and `payload`, the decoded JSON
-    /// payload with secrets redacted unless `revealSecrets`. A keyed archive (a legacy ADAL item) is
-    /// decoded too, as `{"$class": …, <fields>}` with dates in ISO 8601 and bytes as `{"base64": …}`.
-    /// Any other payload is shown as `data`: Base64 when revealed, else a marker with its size.
+    /// payload with every member not known to be non-secret redacted unless `revealSecrets`. A keyed
+    /// archive (a legacy ADAL item) is decoded too, as `{"$class": …, <fields>}` with dates in ISO
+    /// 8601 and bytes as `{"base64": …}`. Any other payload (not a JSON object, or not decodable) is
+    /// shown as `data`: Base64 when revealed, else only its size and a short hash.
     public static func object(for item: StoreItem, revealSecrets: Bool) -> JSONObject {
         var object: JSONObject = [
             "access_group": .string(item.accessGroup),
@@ -59,13 +63,14 @@ public enum PayloadView {
         let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         if let created = item.created { object["created"] = .string(created.formatted(style)) }
         if let modified = item.modified { object["modified"] = .string(modified.formatted(style)) }
-        if let payload = try? JSONValue.parse(item.data, allowTrailingCommas: false) {
-            object["payload"] = revealSecrets ? payload : redacted(payload)
-        } else if KeyedArchive.isKeyedArchive(item.data), let archived = try? KeyedArchive.decode(item.data) {
-            let payload = json(archived)
-            object["payload"] = revealSecrets ? payload : redacted(payload)
+        if let payload = try? JSONValue.parse(item.data, allowTrailingCommas: false), case .object = payload {
+            object["payload"] = revealSecrets ? payload : redacted(payload, type: item.type)
+        } else if KeyedArchive.isKeyedArchive(item.data), let archived = try? KeyedArchive.decode(item.data),
+            case .object(let archivedObject) = json(archived)
+        {
+            object["payload"] = revealSecrets ? .object(archivedObject) : .object(RedactionAllowList.redactArchive(archivedObject))
         } else {
-            object["data"] = .string(revealSecrets ? item.data.base64EncodedString() : "<redacted: \(item.data.count) bytes>")
+            object["data"] = .string(revealSecrets ? item.data.base64EncodedString() : marker(forPayload: item.data))
         }
         return object
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenCache
+import TokenCacheInterchange
 import TokenCacheSchema
 
 struct LookupAccessToken: ParsableCommand {
@@ -10,7 +11,7 @@ struct LookupAccessToken: ParsableCommand {
         discussion: """
             Scopes match as a subset, ignoring case and openid/profile/offline_access; the environment \
             matches any of its aliases. Human output never shows the token; --json prints the \
-            unified-schema item including its secret.
+            unified-schema item, its secret redacted unless --reveal-secrets.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -39,8 +40,11 @@ struct LookupAccessToken: ParsableCommand {
     @Option(help: "The claims request the token must have been issued for.")
     var claims: String?
 
-    @Flag(help: "Print the token's item as JSON, secret included.")
+    @Flag(help: "Print the token's item as JSON (its secret redacted unless --reveal-secrets).")
     var json = false
+
+    @Flag(help: "With --json, include the token itself. Handle the output as a secret.")
+    var revealSecrets = false
 
     func run() throws {
         let cache = try storeOptions.openCache()
@@ -53,7 +57,7 @@ struct LookupAccessToken: ParsableCommand {
             throw ExitCode(Status.notFound)
         }
         if json {
-            printJSON(.object(found.credential.jsonObject))
+            printJSON(revealSecrets ? .object(found.credential.jsonObject) : PayloadView.redacted(.object(found.credential.jsonObject), type: nil))
             return
         }
         let credential = found.credential

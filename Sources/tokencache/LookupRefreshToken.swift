@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import TokenCache
+import TokenCacheInterchange
 import TokenCacheSchema
 
 struct LookupRefreshToken: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refresh-token",
         abstract: "Find the refresh token of an account for an app, or its family refresh token.",
-        discussion: "Human output never shows the token; --json prints the unified-schema item including its secret.")
+        discussion: "Human output never shows the token; --json prints the unified-schema item, its secret redacted unless --reveal-secrets.")
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -26,8 +27,11 @@ struct LookupRefreshToken: ParsableCommand {
     @Option(help: "The environment (default: any; any alias matches).")
     var environment: String?
 
-    @Flag(help: "Print the token's item as JSON, secret included.")
+    @Flag(help: "Print the token's item as JSON (its secret redacted unless --reveal-secrets).")
     var json = false
+
+    @Flag(help: "With --json, include the token itself. Handle the output as a secret.")
+    var revealSecrets = false
 
     func validate() throws {
         guard (account == nil) != (username == nil) else {
@@ -44,7 +48,7 @@ struct LookupRefreshToken: ParsableCommand {
             throw ExitCode(Status.notFound)
         }
         if json {
-            printJSON(.object(found.credential.jsonObject))
+            printJSON(revealSecrets ? .object(found.credential.jsonObject) : PayloadView.redacted(.object(found.credential.jsonObject), type: nil))
             return
         }
         let credential = found.credential

@@ -73,7 +73,7 @@ struct CacheCommandTests {
         #expect(unknownApp.status == 0, "a listing with no result is not an error")
     }
 
-    @Test func accessTokenLookupHidesTheSecretUnlessJSON() throws {
+    @Test func accessTokenLookupHidesTheSecretUnlessRevealed() throws {
         defer { cli.home.cleanUp() }
         let human = try cli.run("lookup", "access-token", "--client-id", Self.client, "--account", Self.home,
                                 "--scopes", "mail.read", "--realm", "common")
@@ -82,8 +82,14 @@ struct CacheCommandTests {
         #expect(!human.output.contains("AT-SECRET-ONE"))
         #expect(human.output.contains("13 characters (hidden"))
 
+        let redacted = try cli.run("lookup", "access-token", "--client-id", Self.client, "--account", Self.home,
+                                   "--scopes", "User.Read", "--environment", "login.microsoft.com", "--json")
+        #expect(redacted.status == 0)
+        #expect(!redacted.output.contains("AT-SECRET-ONE"))
+        #expect(try JSONValue.parse(Data(redacted.output.utf8)).objectValue?["secret"]?.stringValue == "<redacted: 13 chars>")
+
         let json = try cli.run("lookup", "access-token", "--client-id", Self.client, "--account", Self.home,
-                               "--scopes", "User.Read", "--environment", "login.microsoft.com", "--json")
+                               "--scopes", "User.Read", "--environment", "login.microsoft.com", "--json", "--reveal-secrets")
         #expect(json.status == 0)
         let object = try #require(try JSONValue.parse(Data(json.output.utf8)).objectValue)
         #expect(object["secret"]?.stringValue == "AT-SECRET-ONE")
@@ -98,7 +104,7 @@ struct CacheCommandTests {
 
     @Test func refreshTokenLookupByAccountUsernameAndFamily() throws {
         defer { cli.home.cleanUp() }
-        let own = try cli.run("lookup", "refresh-token", "--client-id", Self.client, "--username", "IDLAB@msidlab4.onmicrosoft.com", "--json")
+        let own = try cli.run("lookup", "refresh-token", "--client-id", Self.client, "--username", "IDLAB@msidlab4.onmicrosoft.com", "--json", "--reveal-secrets")
         #expect(own.status == 0, "\(own.errors)")
         #expect(try JSONValue.parse(Data(own.output.utf8)).objectValue?["secret"]?.stringValue == "RT-AT-SECRET-ONE")
 
