@@ -66,12 +66,8 @@ public enum InterchangeError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
-/// Quotes an entry key for messages, shortened so that a hostile key cannot flood the terminal.
+/// Quotes an entry key for messages, escaped and cut to 160 bytes, so that a hostile key can neither
+/// drive the terminal nor flood it.
 func quotedKey(_ key: String) -> String {
-    let limit = 160
-    let shown = key.count > limit ? String(key.prefix(limit)) + "…" : key
-    let escaped = shown.unicodeScalars.map { scalar -> String in
-        scalar.value < 0x20 || scalar.value == 0x7F ? String(format: "\\u%04x", scalar.value) : String(scalar)
-    }.joined()
-    return "'\(escaped)'"
+    DisplayText.quoted(key)
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenCache
+import TokenCacheInterchange
 import TokenCacheSchema
 
 struct Accounts: ParsableCommand {
@@ -44,13 +45,13 @@ struct Accounts: ParsableCommand {
         } else {
             var text = ""
             for account in accounts {
-                text += "\(account.username ?? "(no username)")"
-                if let name = account.name { text += " (\(name))" }
-                text += "\n  home account id: \(account.homeAccountId)\n  environment:     \(account.environment)\n"
+                text += account.username.map { DisplayText.escaped($0) } ?? "(no username)"
+                if let name = account.name { text += " (\(DisplayText.escaped(name)))" }
+                text += "\n  home account id: \(DisplayText.escaped(account.homeAccountId))\n  environment:     \(DisplayText.escaped(account.environment))\n"
                 for profile in account.tenantProfiles {
-                    text += "  tenant \(profile.realm.isEmpty ? "(none)" : profile.realm)"
+                    text += "  tenant \(profile.realm.isEmpty ? "(none)" : DisplayText.escaped(profile.realm))"
                     text += profile.isHomeTenant ? " (home)" : ""
-                    if let local = profile.localAccountId { text += ", local account id \(local)" }
+                    if let local = profile.localAccountId { text += ", local account id \(DisplayText.escaped(local))" }
                     text += "\n"
                 }
             }

@@ -28,14 +28,14 @@ struct Dump: ParsableCommand {
         let items = try exitOnFailure { try store.allItems() }
         if json {
             let objects = items.map { JSONValue.object(PayloadView.object(for: $0, revealSecrets: revealSecrets)) }
-            printOutput(Data(PayloadView.prettyPrinted(.array(objects)).utf8))
+            printJSONText(PayloadView.prettyPrinted(.array(objects)))
             return
         }
         var text = ""
         for item in items {
-            text += "- group:   \(item.accessGroup)\n"
-            text += "  account: \(item.account)\n"
-            text += "  service: \(item.service)\n"
+            text += "- group:   \(DisplayText.escaped(item.accessGroup))\n"
+            text += "  account: \(DisplayText.escaped(item.account))\n"
+            text += "  service: \(DisplayText.escaped(item.service))\n"
             text += "  generic: \(Self.describe(item.generic))\n"
             text += "  type:    \(item.type.map(String.init) ?? "(none)")\n"
             let view = PayloadView.object(for: item, revealSecrets: revealSecrets)
@@ -55,7 +55,7 @@ struct Dump: ParsableCommand {
     private static func describe(_ generic: Data?) -> String {
         guard let generic else { return "(none)" }
         if generic.isEmpty { return "(empty)" }
-        if let text = String(data: generic, encoding: .utf8) { return text }
+        if let text = String(data: generic, encoding: .utf8) { return DisplayText.escaped(text) }
         return "base64:" + generic.base64EncodedString()
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CacheStore
 import Foundation
+import TokenCacheInterchange
 import TokenCacheSchema
 
 /// The exit statuses the CLI documents (sysexits where one fits).
@@ -47,15 +48,24 @@ func status(for category: ErrorCategory) -> Int32 {
     }
 }
 
+/// Prints a message on stderr, every control character of it escaped (see `DisplayText`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("tokencache: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("tokencache: \(DisplayText.escaped(message))\n".utf8))
 }
 
+/// Prints human output on stdout. Whole lines: newlines and tabs stay, every other control
+/// character, C1 control and bidirectional override is escaped, whatever a value put there.
 func printOutput(_ data: Data) {
-    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(Data(DisplayText.escaped(String(decoding: data, as: UTF8.self), keepingLineBreaks: true).utf8))
 }
 
-/// Prints a JSON value, pretty-printed with sorted keys, and a newline.
+/// Prints a JSON value, pretty-printed with sorted keys, and a newline; terminal-safe and still the
+/// same JSON (see `DisplayText.jsonSafe`).
 func printJSON(_ value: JSONValue) {
-    printOutput(value.serialized(sortingKeys: true) + Data("\n".utf8))
+    printJSONText(String(decoding: value.serialized(sortingKeys: true), as: UTF8.self) + "\n")
+}
+
+/// Prints serialized JSON, terminal-safe and still the same JSON.
+func printJSONText(_ text: String) {
+    FileHandle.standardOutput.write(Data(DisplayText.jsonSafe(text).utf8))
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TokenCacheInterchange
 import TokenCacheSchema
 
 struct Lookup: ParsableCommand {
@@ -11,10 +12,10 @@ struct Lookup: ParsableCommand {
 /// What both lookups print for a found credential, in the human form: its kind, account and
 /// environment, then `details` (label, value) in order, then the secret's length — never the secret.
 func describe(_ credential: Credential, details: [(String, String)]) -> String {
-    var text = "\(credential.credentialType) for \(credential.homeAccountId ?? "?") on \(credential.environment ?? "?")\n"
+    var text = "\(credential.credentialType) for \(DisplayText.escaped(credential.homeAccountId ?? "?")) on \(DisplayText.escaped(credential.environment ?? "?"))\n"
     for (label, value) in [("client id", credential.clientId ?? "?")] + details {
-        text += "  \((label + ":").padding(toLength: 11, withPad: " ", startingAt: 0)) \(value)\n"
+        text += "  \((label + ":").padding(toLength: 11, withPad: " ", startingAt: 0)) \(DisplayText.escaped(value))\n"
     }
-    text += "  secret:     \(credential.secret.count) characters (hidden; --json shows it)\n"
+    text += "  secret:     \(credential.secret.count) characters (hidden; --json --reveal-secrets shows it)\n"
     return text
 }
