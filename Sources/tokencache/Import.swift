@@ -93,7 +93,7 @@ struct Import: ParsableCommand {
             defer { progress.finish() }
             let data: Data
             if file == "-" {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
+                data = try BoundedInput.readAll(STDIN_FILENO, source: source)
             } else {
                 guard let content = try PrivateFile.read(file, limit: ImportDecoder.sizeLimit) else {
                     throw InterchangeError.cannotRead(path: file, reason: "no such file")

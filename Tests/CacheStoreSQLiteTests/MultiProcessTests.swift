@@ -53,6 +53,7 @@ struct MultiProcessTests {
             while writer.lines.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.002) }
             Thread.sleep(forTimeInterval: Double.random(in: 0.0...0.05, using: &generator))
             writer.kill()
+            writer.wait()  // every line it wrote before dying has been read
             let committed = writer.lines.filter { $0.hasPrefix("committed ") }.count
             #expect(committed >= 1, "round \(round): the writer never committed")
             acknowledged += committed

@@ -49,3 +49,27 @@ struct TerminalSafetyTests {
         #expect(!result.errors.unicodeScalars.contains { DisplayText.isUnsafe($0) && $0 != "\n" })
     }
 }
+
+@Suite("tokencache: import - is bounded")
+struct BoundedStandardInputTests {
+    @Test("import - of 300 MB stops at the file limit with exit 65, the store unchanged")
+    func hugeStandardInput() throws {
+        let cli = try CLI()
+        defer { cli.home.cleanUp() }
+        let binary = ChildProcess.productsDirectory.appendingPathComponent("tokencache").path
+        let store = "sqlite:" + cli.home.path("c.sqlite")
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "head -c 300000000 /dev/zero | '\(binary)' import - --store '\(store)'; echo \"status $?\" >&2"]
+        shell.environment = cli.environment.merging(["TOKENCACHE_KEY": "file"]) { $1 }
+        let errors = Pipe()
+        shell.standardError = errors
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(text.contains("status 65"), "\(text)")
+        #expect(text.contains("more than the 268435456 bytes an import accepts"), "\(text)")
+        #expect(try cli.run("accounts", "--store", store, environment: ["TOKENCACHE_KEY": "file"]).output.contains("No accounts"))
+    }
+}
