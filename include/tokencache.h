@@ -104,7 +104,7 @@ void tokencache_error_free(tokencache_error_t *error);
 /** The error's category; TOKENCACHE_ERROR_INTERNAL for NULL. */
 tokencache_error_category tokencache_error_category_of(const tokencache_error_t *error);
 
-/** The error's message (UTF-8, one line, never a secret); valid until the error is freed. */
+/** The error's message (UTF-8, never a secret); valid until the error is freed; NULL for NULL. */
 const char *tokencache_error_message(const tokencache_error_t *error);
 
 /** What to do about it, when the library knows something specific; else NULL. Valid until the
@@ -248,6 +248,26 @@ int tokencache_search(tokencache_t *cache, const char *credential_type, const ch
                       const char *target_json, int64_t now, char **entries, tokencache_error_t **error);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Entry level: for plugins that hold MSAL's own entries (MSAL Python's TokenCache.add/modify)   */
+
+/**
+ * Writes the entries of an MSAL JSON document (`document_json`: any of the five sections, each an
+ * object of entries; entry keys are not used, items are keyed by their members as MSAL keys them)
+ * as store items, replacing the items of the same identity, in one atomic batch. Malformed entries
+ * fail the whole call (nothing written); entries with no unified counterpart are skipped.
+ * `*result` (may be NULL): {"saved": n, "skipped": [{"entry": "...", "reason": "..."}]}.
+ */
+int tokencache_write_entries(tokencache_t *cache, const char *document_json, char **result,
+                             tokencache_error_t **error);
+
+/**
+ * Removes the store items the entries of `document_json` (same form) stand for, in every access
+ * group of the handle, in one atomic batch. `*result` (may be NULL): {"removed": n}.
+ */
+int tokencache_remove_entries(tokencache_t *cache, const char *document_json, char **result,
+                              tokencache_error_t **error);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Blob level: for token-cache plugins that only know serialization                              */
 
 /** Which part of the cache a blob holds. */
@@ -288,7 +308,7 @@ int tokencache_blob_load(tokencache_t *cache, tokencache_partition partition, co
  *
  * `*result` (may be NULL): {"version": <the version after the store, for the next store>,
  *   "saved": n, "removed": n, "conflicts": [{"section": "...", "key": "..."}, ...],
- *   "ignored": [{"section": "...", "key": "...", "reason": "..."}, ...]}.
+ *   "ignored": [{"entry": "...", "reason": "..."}, ...]}.
  */
 int tokencache_blob_store(tokencache_t *cache, tokencache_partition partition, const char *key,
                           const char *blob, const char *version, unsigned flags, char **result,
