@@ -31,7 +31,12 @@ public func tokencache_open(
         }
         var options = try Arguments.object(optionsJSON, "options", optional: true)
         var variables = ProcessInfo.processInfo.environment
-        if let key = try options.string("key") { variables["TOKENCACHE_KEY"] = key }
+        if let key = try options.string("key") {
+            guard KeyPolicy(rawValue: key) != nil else {
+                throw BadInput("options: \"key\" must be one of \(KeyPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            variables["TOKENCACHE_KEY"] = key
+        }
         var configuration = TokenCache.Configuration()
         configuration.writeAccessGroup = try options.string("write_access_group")
         if let buffer = try options.integer("expiration_buffer") {
