@@ -18,14 +18,13 @@ extension TokenCache {
             if case .string(let text) = value { return norm(text) as String }
             return value == .null ? "" : nil
         }
-        let wanted = Set(search.target)
+        let wanted = Set(search.target.map { Substring($0) })
         return try withIndex { index in
             var results: [JSONObject] = []
             func consider(_ entry: JSONObject) {
                 guard Self.matches(entry, query) else { return }
                 if !wanted.isEmpty {
-                    let scopes = entry["target"]?.stringValue?.split(whereSeparator: \.isWhitespace).map(String.init) ?? []
-                    guard wanted.isSubset(of: scopes) else { return }
+                    guard wanted.isSubset(of: Self.words(entry["target"]?.stringValue ?? "")) else { return }
                 }
                 results.append(entry)
             }
@@ -82,6 +81,16 @@ extension TokenCache {
         case .some(.none): return []
         case .none: return byHome.values.flatMap { $0 }.sorted { $0.sequence < $1.sequence }
         }
+    }
+
+    /// The words of `text` as Python's `str.split()` makes them: runs of anything but white space
+    /// (Unicode `White_Space`, and the separators U+001C to U+001F Python counts too).
+    static func words(_ text: String) -> [Substring] {
+        text.unicodeScalars.split { scalar in
+            scalar.value < 0x80
+                ? (scalar.value >= 0x09 && scalar.value <= 0x0D) || (scalar.value >= 0x1C && scalar.value <= 0x20)
+                : scalar.properties.isWhitespace
+        }.map { Substring($0) }
     }
 
     /// MSAL Python's `is_subdict_of(query, entry)`, with `null` also matching an absent member.

@@ -2,7 +2,7 @@ import TokenCache
 import TokenCacheSchema
 
 private func entries(of accounts: [CachedAccount]) -> String {
-    JSONValue.array(accounts.flatMap { $0.tenantProfiles.map { .object($0.account.msalEntry) } }).serializedString()
+    JSONValue.array(accounts.flatMap { $0.tenantProfiles.map { .object($0.account.msalEntry) } }).serializedString(sortingKeys: true)
 }
 
 @_cdecl("tokencache_accounts")
@@ -63,6 +63,6 @@ public func tokencache_remove_account(
             "marked_signed_out": .bool(removal.markedSignedOut),
             "wrote_wipe_record": .bool(removal.wroteWipeRecord),
         ]
-        deliver(JSONValue.object(object).serializedString(), to: result)
+        deliver(JSONValue.object(object).serializedString(sortingKeys: true), to: result)
     }
 }

@@ -5,7 +5,7 @@ import TokenCacheSchema
 private func deliverEntry(_ credential: Credential, extra: JSONObject = [:], to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
     var entry = credential.msalEntry?.entry ?? credential.jsonObject
     for (name, value) in extra { entry[name] = value }
-    deliver(JSONValue.object(entry).serializedString(), to: out)
+    deliver(JSONValue.object(entry).serializedString(sortingKeys: true), to: out)
 }
 
 @_cdecl("tokencache_lookup_access_token")
@@ -95,6 +95,6 @@ public func tokencache_lookup_app_metadata(
         guard let found = try handle.cache.appMetadata(clientId: client, environment: environment) else {
             throw NotFound("no app metadata for this client")
         }
-        deliver(JSONValue.object(found.msalEntry).serializedString(), to: entry)
+        deliver(JSONValue.object(found.msalEntry).serializedString(sortingKeys: true), to: entry)
     }
 }

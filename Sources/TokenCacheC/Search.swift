@@ -18,6 +18,6 @@ public func tokencache_search(
         let target = try Arguments.stringArray(targetJSON, "target") ?? []
         guard now >= 0 else { throw BadInput("now must not be negative") }
         let found = try handle.cache.search(CacheSearch(kind: kind, query: query, target: target, now: now == 0 ? nil : now))
-        deliver(JSONValue.array(found.map(JSONValue.object)).serializedString(), to: result)
+        deliver(JSONValue.array(found.map(JSONValue.object)).serializedString(sortingKeys: true), to: result)
     }
 }

@@ -129,14 +129,19 @@ public enum MSALJSONWriter {
                 keyed.familyId = entry[Credential.Field.familyId]?.stringValue
             }
             let extended = credential.credentialType == .other
-            return (section, MSALKeys.credential(keyed, extended: extended), entry, converted)
+            return (section, MSALKeys.credential(keyed, extended: extended), sorted(entry), converted)
         case .account(let account):
-            return (.account, MSALKeys.account(account), account.msalEntry, false)
+            return (.account, MSALKeys.account(account), sorted(account.msalEntry), false)
         case .appMetadata(let metadata):
-            return (.appMetadata, MSALKeys.appMetadata(metadata), metadata.msalEntry, false)
+            return (.appMetadata, MSALKeys.appMetadata(metadata), sorted(metadata.msalEntry), false)
         case .accountMetadata, .other:
             return nil
         }
+    }
+
+    /// Entries are written with their members sorted, as MSAL.NET writes them.
+    private static func sorted(_ object: JSONObject) -> JSONObject {
+        JSONObject(object.sortedMembers.map { ($0.key, $0.value) })
     }
 }
 

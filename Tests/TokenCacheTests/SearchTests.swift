@@ -1,6 +1,6 @@
 import CacheStore
 import Foundation
-import TokenCache
+@testable import TokenCache
 import TokenCacheSchema
 import Testing
 
@@ -70,5 +70,11 @@ import Testing
         let other = try TokenCache(store: fixture.store)
         try other.save(TokenResponses.aad(uid: "3c1f0000-0000-0000-0000-000000000003"), for: CacheFixture.request(clientId: IDs.appC))
         #expect(try fixture.cache.search(CacheSearch(kind: .refreshToken, query: ["client_id": .string(IDs.appC)])).count == 1)
+    }
+
+    @Test func targetsSplitAsPythonSplitsThem() {
+        #expect(TokenCache.words(" a\tb\u{1F}c\u{85}d  e ").map(String.init) == ["a", "b", "c", "d", "e"])
+        #expect(TokenCache.words("").isEmpty)
+        #expect(TokenCache.words("Ünïcode scope").map(String.init) == ["Ünïcode", "scope"])
     }
 }
