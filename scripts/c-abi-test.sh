@@ -26,5 +26,9 @@ env -i PATH=/usr/bin:/bin HOME="$work" TOKENCACHE_KEY=file \
     valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
     --show-leak-kinds=definite --suppressions=Tests/CABI/valgrind.supp "$work/tokencache_test"
 
+# Random bad input through every function (ctypes): the process must survive every call.
+(cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" TOKENCACHE_KEY=file \
+    python3 "$OLDPWD/Tests/CABI/abi_fuzz.py" "$work/prefix/lib/libtokencache.so.1" "${TOKENCACHE_FUZZ_SEED:-$RANDOM}" 5000)
+
 # The cost of the hot calls, for the record (not a pass/fail threshold).
 env -i PATH=/usr/bin:/bin HOME="$work" TOKENCACHE_KEY=file "$work/tokencache_bench" "$work/bench.sqlite"
