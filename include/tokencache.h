@@ -303,8 +303,9 @@ int tokencache_blob_load(tokencache_t *cache, tokencache_partition partition, co
  * another writer changed it meanwhile; changed, added or removed by the caller and unchanged in the
  * store → written or removed; changed on both sides to different content → a conflict, the store's
  * content kept. Entries that are not in the partition are ignored. Unknown members inside entries
- * are stored with them; top-level nodes other than the five sections are not stored (they are
- * listed under "ignored"). All writes are one atomic batch.
+ * are stored with them; top-level nodes other than the five sections (another SDK's data) are kept
+ * per partition and node, merged the same way, and returned by tokencache_blob_load(). All writes
+ * are one atomic batch.
  *
  * `*result` (may be NULL): {"version": <the version after the store, for the next store>,
  *   "saved": n, "removed": n, "conflicts": [{"section": "...", "key": "..."}, ...],

@@ -19,8 +19,7 @@ public struct MSALBlobStoreReport: Sendable, Hashable {
     /// Entries changed by the caller and, differently, by another writer since the base version:
     /// the store's content was kept.
     public var conflicts: [Entry]
-    /// Entries of the blob not stored, and why (outside the partition, no unified item, a top-level
-    /// node other than the five sections).
+    /// Entries of the blob not stored, and why (outside the partition, no unified item).
     public var ignored: [ImportIssue]
 }
 
@@ -55,10 +54,17 @@ public struct MSALBlobStore: Sendable {
         self.accessGroup = group
     }
 
-    /// The partition's entries as an MSAL JSON document (all five sections), and its version.
+    /// The partition's entries as an MSAL JSON document (all five sections, then the unknown
+    /// top-level nodes a blob stored for this partition brought), and its version.
     public func load(_ partition: MSALPartition) throws -> (document: Data, version: String) {
-        let (items, version) = Self.partitionItems(try store.allItems(), partition)
-        let document = try MSALJSONWriter.document(for: items.map(\.item)).data
+        let (parts, version) = Self.partitionItems(try store.allItems(), partition)
+        var nodes = JSONObject()
+        for part in parts where part.key.isEmpty {
+            if let node = try? JSONValue.parse(part.item.data) { nodes[part.section] = node }
+        }
+        let units = parts.filter { !$0.key.isEmpty }.map(\.item)
+        let document = try MSALJSONWriter.document(
+            for: units, mergingInto: nodes.isEmpty ? nil : JSONValue.object(nodes).serialized()).data
         return (document, version.text)
     }
 
@@ -67,7 +73,9 @@ public struct MSALBlobStore: Sendable {
     /// Per item: unchanged by the caller since `version` → left as the store has it; changed, added
     /// or removed by the caller and unchanged in the store → written or removed; changed on both
     /// sides to different content → a conflict, the store's content kept (or, with
-    /// `failOnConflict`, ``MSALBlobConflictError`` and nothing written). One atomic batch.
+    /// `failOnConflict`, ``MSALBlobConflictError`` and nothing written). One atomic batch. Top-level
+    /// nodes other than the five sections (another SDK's data) are kept as one item per node and
+    /// partition, merged the same way, and handed out again by ``load(_:)``.
     ///
     /// - Parameter version: what ``load(_:)`` returned with the document the caller started from;
     ///   `nil` for none (every entry of `document` is then new to the caller).
@@ -78,23 +86,24 @@ public struct MSALBlobStore: Sendable {
         let base = try version.map { (text) throws(InterchangeError) in try MSALBlobVersion(parsing: text) } ?? MSALBlobVersion()
         let decoded = try ImportDecoder.decode(document, source: "the blob", format: .msalJSON, accessGroup: accessGroup)
         var ignored = decoded.skipped
+        var items = decoded.items
         if case .object(let root)? = try? JSONValue.parse(document) {
-            for name in root.keys where MSALSection(name: name) == nil {
-                ignored.append(ImportIssue(path: name, reason: "not one of the five MSAL JSON sections; not stored"))
+            for (name, node) in root where MSALSection(name: name) == nil {
+                items.append(Self.nodeItem(name, node, partition: partition, accessGroup: accessGroup))
             }
         }
         var mine: [UInt64: (item: StoreItem, digest: UInt64)] = [:]
         var mineVersion = MSALBlobVersion()
-        for item in decoded.items {
-            guard let (section, key, entry) = Self.entry(of: item) else { continue }
-            guard partition.contains(entry, in: section) else {
-                ignored.append(ImportIssue(path: "\(section.rawValue).\(quotedKey(key))", reason: "outside the partition; not stored"))
+        for item in items {
+            guard let part = Self.part(item, of: partition) else {
+                if let (section, key, _) = Self.entry(of: item) {
+                    ignored.append(ImportIssue(path: "\(section.rawValue).\(quotedKey(key))", reason: "outside the partition; not stored"))
+                }
                 continue
             }
             let hash = MSALBlobVersion.identityHash(item.identity)
-            let digest = MSALBlobVersion.entryDigest(entry)
-            mine[hash] = (item, digest)
-            mineVersion.digests[hash] = digest
+            mine[hash] = (item, part.digest)
+            mineVersion.digests[hash] = part.digest
         }
 
         var conflicts: [MSALBlobStoreReport.Entry] = []
@@ -104,9 +113,9 @@ public struct MSALBlobStore: Sendable {
             conflicts = []
             saved = 0
             removed = 0
-            let (currentItems, _) = Self.partitionItems(try allItems(), partition)
-            var current: [UInt64: (item: StoreItem, digest: UInt64, section: MSALSection, key: String)] = [:]
-            for entry in currentItems { current[MSALBlobVersion.identityHash(entry.item.identity)] = entry }
+            let (currentParts, _) = Self.partitionItems(try allItems(), partition)
+            var current: [UInt64: Part] = [:]
+            for part in currentParts { current[MSALBlobVersion.identityHash(part.item.identity)] = part }
             var batch: [StoreOperation] = []
             for hash in Set(base.digests.keys).union(mine.keys).sorted() {
                 let before = base.digests[hash]
@@ -114,10 +123,8 @@ public struct MSALBlobStore: Sendable {
                 let currentDigest = current[hash]?.digest
                 if mineDigest == before || mineDigest == currentDigest { continue }
                 guard currentDigest == before else {
-                    if let (section, key, _) = mine[hash].flatMap({ Self.entry(of: $0.item) }) {
-                        conflicts.append(.init(section: section.rawValue, key: key))
-                    } else if let stored = current[hash] {
-                        conflicts.append(.init(section: stored.section.rawValue, key: stored.key))
+                    if let part = mine[hash].flatMap({ Self.part($0.item, of: partition) }) ?? current[hash] {
+                        conflicts.append(.init(section: part.section, key: part.key))
                     }
                     continue
                 }
@@ -137,19 +144,45 @@ public struct MSALBlobStore: Sendable {
             version: mineVersion.text, saved: saved, removed: removed, conflicts: conflicts, ignored: ignored)
     }
 
-    /// The items of `partition` among `items` with their entries, and the version they make.
-    private static func partitionItems(
-        _ items: [StoreItem], _ partition: MSALPartition
-    ) -> ([(item: StoreItem, digest: UInt64, section: MSALSection, key: String)], MSALBlobVersion) {
+    /// One item of a partition: an MSAL JSON entry (section and key), or an unknown top-level node
+    /// (its name as the section, an empty key), with the digest of its content.
+    struct Part {
+        let item: StoreItem
+        let digest: UInt64
+        let section: String
+        let key: String
+    }
+
+    /// The generic attribute of the items that keep unknown top-level nodes of stored blobs.
+    static let nodeGeneric = "tokencache.MSALJSONNode.1"
+
+    /// The item keeping top-level node `name` of a blob of `partition`.
+    static func nodeItem(_ name: String, _ node: JSONValue, partition: MSALPartition, accessGroup: String) -> StoreItem {
+        StoreItem(
+            accessGroup: accessGroup, account: "msal-json-node:" + partition.descriptor, service: name,
+            generic: Data(nodeGeneric.utf8), type: nil, data: node.serialized(sortingKeys: true))
+    }
+
+    /// `item` as a part of `partition`, or `nil` when it is none.
+    private static func part(_ item: StoreItem, of partition: MSALPartition) -> Part? {
+        if item.type == nil, item.generic == Data(nodeGeneric.utf8) {
+            guard item.account == "msal-json-node:" + partition.descriptor else { return nil }
+            return Part(item: item, digest: MSALBlobVersion.digest(item.data), section: item.service, key: "")
+        }
+        guard let (section, key, entry) = entry(of: item), partition.contains(entry, in: section) else { return nil }
+        return Part(item: item, digest: MSALBlobVersion.entryDigest(entry), section: section.rawValue, key: key)
+    }
+
+    /// The parts of `partition` among `items`, and the version they make.
+    private static func partitionItems(_ items: [StoreItem], _ partition: MSALPartition) -> ([Part], MSALBlobVersion) {
         var version = MSALBlobVersion()
-        var selected: [(item: StoreItem, digest: UInt64, section: MSALSection, key: String)] = []
+        var selected: [Part] = []
         for item in items {
-            guard let (section, key, entry) = entry(of: item), partition.contains(entry, in: section) else { continue }
-            let digest = MSALBlobVersion.entryDigest(entry)
+            guard let part = part(item, of: partition) else { continue }
             let hash = MSALBlobVersion.identityHash(item.identity)
             if version.digests[hash] != nil { continue }  // the same item in a second access group
-            version.digests[hash] = digest
-            selected.append((item, digest, section, key))
+            version.digests[hash] = part.digest
+            selected.append(part)
         }
         return (selected, version)
     }

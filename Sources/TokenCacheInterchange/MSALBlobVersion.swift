@@ -17,6 +17,9 @@ struct MSALBlobVersion: Sendable, Equatable {
         hash(JSONValue.object(entry).serialized(sortingKeys: true))
     }
 
+    /// The digest of content already in canonical form (an unknown node's stored JSON).
+    static func digest(_ data: Data) -> UInt64 { hash(data) }
+
     private static func hash(_ data: Data) -> UInt64 {
         SHA256.hash(data: data).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
     }

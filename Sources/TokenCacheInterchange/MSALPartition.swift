@@ -11,6 +11,15 @@ public enum MSALPartition: Sendable, Hashable {
     /// App tokens of one client: its credentials without a home account, plus its app metadata.
     case client(clientId: String)
 
+    /// The partition in the account attribute of the items that keep a blob's unknown nodes.
+    var descriptor: String {
+        switch self {
+        case .all: "all"
+        case .account(let id): "account:" + (norm(id) as String)
+        case .client(let id): "client:" + (norm(id) as String)
+        }
+    }
+
     /// Whether the entry of `section` belongs to the partition.
     public func contains(_ entry: JSONObject, in section: MSALSection) -> Bool {
         let home = entry[Credential.Field.homeAccountId]?.stringValue.map { norm($0) as String } ?? ""

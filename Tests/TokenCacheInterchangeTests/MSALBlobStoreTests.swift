@@ -79,9 +79,17 @@ import TokenCacheSchema
         _ = try CacheInterchange(store: store).importData(
             Self.document([("AccessToken", Self.accessToken(Self.alice, secret: "at-a-2"))]), source: "other", format: .msalJSON)
         let report = try blobs.store(Data(#"{"Other":{"x":1}}"#.utf8), partition: partition, version: version)
-        #expect(report.removed == 1)
-        #expect(report.ignored.map(\.path) == ["Other"])
+        #expect(report.removed == 1 && report.saved == 1 && report.ignored.isEmpty)
         #expect(try secrets(store) == ["at-a-2", "rt-b-1"])
+        // The unknown node is kept for this partition and handed out with it, after the sections.
+        let (document, next) = try blobs.load(partition)
+        #expect(try parseObject(document).keys == ["AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata", "Other"])
+        #expect(try parseObject(document)["Other"] == .object(["x": .number(JSONNumber(1))]))
+        #expect(try blobs.load(.account(homeAccountId: Self.bob)).document.utf8String.contains("Other") == false)
+        // Removed by the caller, unchanged since: removed.
+        let removal = try blobs.store(Data("{}".utf8), partition: partition, version: next)
+        #expect(removal.removed == 2)
+        #expect(try !blobs.load(partition).document.utf8String.contains("Other"))
     }
 
     @Test func changesOnBothSidesConflict() throws {
