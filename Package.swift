@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "TokenCache", targets: ["TokenCache"]),
         .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
+        // The C ABI (include/tokencache.h): libtokencache.so, installed by scripts/install.sh.
+        .library(name: "tokencache-c", type: .dynamic, targets: ["TokenCacheC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -87,6 +89,12 @@ let package = Package(
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+
+        // The C ABI: @_cdecl functions over the engine, the blob level and the entry writer.
+        .target(
+            name: "TokenCacheC",
+            dependencies: ["CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheSchema"]
         ),
 
         .executableTarget(

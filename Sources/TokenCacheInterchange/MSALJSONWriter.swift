@@ -121,47 +121,25 @@ public enum MSALJSONWriter {
     static func entry(for item: UnifiedItem) -> (MSALSection, String, JSONObject, converted: Bool)? {
         switch item {
         case .credential(let credential):
-            let declared = credential.jsonObject[Credential.Field.credentialType]?.stringValue?.lowercased()
-            switch credential.credentialType {
-            case .accessToken, .accessTokenWithAuthScheme:
-                return (.accessToken, MSALKeys.credential(credential, extended: false), accessTokenPayload(credential), false)
-            case .other where declared == "atext":
-                return (.accessToken, MSALKeys.credential(credential, extended: true), accessTokenPayload(credential), false)
-            case .refreshToken:
-                return (.refreshToken, MSALKeys.credential(credential, extended: false), sorted(credential.jsonObject), false)
-            case .familyRefreshToken:
-                var copy = credential
-                copy.credentialType = .refreshToken
-                if (copy.familyId ?? "").trimmingCharacters(in: .whitespaces).isEmpty { copy.familyId = "1" }
-                return (.refreshToken, MSALKeys.credential(copy, extended: false), sorted(copy.jsonObject), true)
-            case .idToken:
-                return (.idToken, MSALKeys.credential(credential, extended: false), sorted(credential.jsonObject), false)
-            default:
-                return nil
+            guard let (name, entry) = credential.msalEntry, let section = MSALSection(rawValue: name) else { return nil }
+            let converted = credential.credentialType == .familyRefreshToken
+            var keyed = credential
+            if converted {
+                keyed.credentialType = .refreshToken
+                keyed.familyId = entry[Credential.Field.familyId]?.stringValue
             }
+            let extended = credential.credentialType == .other
+            return (section, MSALKeys.credential(keyed, extended: extended), sorted(entry), converted)
         case .account(let account):
-            return (.account, MSALKeys.account(account), sorted(account.jsonObject), false)
+            return (.account, MSALKeys.account(account), sorted(account.msalEntry), false)
         case .appMetadata(let metadata):
-            return (.appMetadata, MSALKeys.appMetadata(metadata), sorted(metadata.jsonObject), false)
+            return (.appMetadata, MSALKeys.appMetadata(metadata), sorted(metadata.msalEntry), false)
         case .accountMetadata, .other:
             return nil
         }
     }
 
-    /// MSAL.NET writes `extended_expires_on` always and `ext_expires_on` beside it; Python and
-    /// msal-node look for the key id as `key_id`, MSAL.NET as `kid`: both are written.
-    private static func accessTokenPayload(_ credential: Credential) -> JSONObject {
-        var object = credential.jsonObject
-        if let extended = credential.extendedExpiresOn.flatMap({ $0 == 0 ? nil : $0 }) ?? credential.expiresOn {
-            object[Credential.Field.extendedExpiresOn] = .string(String(extended))
-            object[Credential.Field.extendedExpiresOnLegacy] = .string(String(extended))
-        }
-        if let keyId = credential.keyId, object[Credential.Field.keyIdSnakeCase] == nil {
-            object[Credential.Field.keyIdSnakeCase] = .string(keyId)
-        }
-        return sorted(object)
-    }
-
+    /// Entries are written with their members sorted, as MSAL.NET writes them.
     private static func sorted(_ object: JSONObject) -> JSONObject {
         JSONObject(object.sortedMembers.map { ($0.key, $0.value) })
     }

@@ -151,12 +151,37 @@ def read(cache_path, manifest_path):
     print(json.dumps({"found": found, "msal": msal.__version__}))
 
 
+def identity(entry):
+    """What names an entry in the search comparison: a credential's secret, an account's home
+    account id and realm, app metadata's client id and environment."""
+    if "secret" in entry:
+        return entry["secret"]
+    if "authority_type" in entry:
+        return "%s/%s" % (entry.get("home_account_id"), entry.get("realm"))
+    return "%s/%s" % (entry.get("client_id"), entry.get("environment"))
+
+
+def search(cache_path, queries_path):
+    """MSAL Python's TokenCache.search for each query; prints the identities it yields, sorted."""
+    with open(cache_path) as f:
+        state = f.read()
+    with open(queries_path) as f:
+        queries = json.load(f)
+    results = []
+    for case in queries:
+        cache = msal.SerializableTokenCache()
+        cache.deserialize(state)  # search deletes expired access tokens: each query starts afresh
+        found = cache.search(case["type"], target=case.get("target"), query=case.get("query"), now=case.get("now"))
+        results.append(sorted(identity(entry) for entry in found))
+    print(json.dumps({"results": results, "msal": msal.__version__}))
+
+
 def fail(message):
     sys.stderr.write("msal_python_interop: " + message + "\n")
     sys.exit(1)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("write", "read"):
-        fail("usage: msal_python_interop.py write|read CACHE MANIFEST")
-    {"write": write, "read": read}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    if len(sys.argv) != 4 or sys.argv[1] not in ("write", "read", "search"):
+        fail("usage: msal_python_interop.py write|read CACHE MANIFEST, or search CACHE QUERIES")
+    {"write": write, "read": read, "search": search}[sys.argv[1]](sys.argv[2], sys.argv[3])

@@ -1,0 +1,106 @@
+import TokenCacheSchema
+
+extension TokenCache {
+    /// The entries MSAL Python's `TokenCache.search` would yield for `search`, in the store's order,
+    /// as MSAL JSON entries.
+    ///
+    /// Answered from the index: a query naming `home_account_id` (or, for app metadata, `client_id`)
+    /// reads only that account's (app's) entries; access tokens narrowed to one account, client and
+    /// realm are read from one list. Without such members every entry of the kind is compared, as
+    /// MSAL does. Expired access tokens are left out (MSAL Python also deletes them; the engine
+    /// leaves that to the store's owner), and so are access tokens with an `ext_cache_key` when the
+    /// query names none.
+    public func search(_ search: CacheSearch) throws -> [JSONObject] {
+        let now = search.now ?? self.now
+        var query = search.query
+        if case .string(let environment)? = query["environment"] { query["environment"] = .string(environment.lowercased()) }
+        let homeAccountId: String?? = query["home_account_id"].map { value in
+            if case .string(let text) = value { return norm(text) as String }
+            return value == .null ? "" : nil
+        }
+        let wanted = Set(search.target.map { Substring($0) })
+        return try withIndex { index in
+            var results: [JSONObject] = []
+            func consider(_ entry: JSONObject) {
+                guard Self.matches(entry, query) else { return }
+                if !wanted.isEmpty {
+                    guard wanted.isSubset(of: Self.words(entry["target"]?.stringValue ?? "")) else { return }
+                }
+                results.append(entry)
+            }
+            switch search.kind {
+            case .accessToken, .refreshToken, .idToken:
+                for credential in candidates(search.kind, homeAccountId: homeAccountId, query: query, index: index) {
+                    guard let (section, entry) = credential.credential.msalEntry, section == search.kind.rawValue else { continue }
+                    if search.kind == .accessToken {
+                        if let expiresOn = entry["expires_on"]?.stringValue.flatMap({ Int64($0) }), expiresOn < now { continue }
+                        if entry["ext_cache_key"] != nil && query["ext_cache_key"] == nil { continue }
+                    }
+                    consider(entry)
+                }
+            case .account:
+                let accounts: [IndexedAccount]
+                switch homeAccountId {
+                case .some(.some(let home)): accounts = index.accounts(homeAccountId: home)
+                case .some(.none): accounts = []
+                case .none: accounts = index.accountsByHomeAccount.values.flatMap { $0 }.sorted { $0.sequence < $1.sequence }
+                }
+                for account in accounts { consider(account.account.msalEntry) }
+            case .appMetadata:
+                let apps: [IndexedAppMetadata]
+                if case .string(let client)? = query["client_id"] {
+                    apps = index.appMetadata[norm(client)] ?? []
+                } else {
+                    apps = index.appMetadata.values.flatMap { $0 }.sorted { $0.sequence < $1.sequence }
+                }
+                for app in apps { consider(app.metadata.msalEntry) }
+            }
+            return results
+        }
+    }
+
+    /// The indexed credentials that can match: one account's (and, for access tokens with client and
+    /// realm, one list), else all of the kind, in store order.
+    private func candidates(
+        _ kind: CacheSearch.Kind, homeAccountId: String??, query: JSONObject, index: CacheIndex
+    ) -> [IndexedCredential] {
+        let byHome: [String: [IndexedCredential]]
+        switch kind {
+        case .accessToken:
+            if case .some(.some(let home)) = homeAccountId, case .string(let client)? = query["client_id"],
+               case .string(let realm)? = query["realm"] {
+                return index.accessTokens[CacheIndex.AccessTokenKey(homeAccountId: home, clientId: norm(client), realm: norm(realm))] ?? []
+            }
+            byHome = index.credentialsByHomeAccount
+        case .refreshToken: byHome = index.refreshTokens
+        case .idToken: byHome = index.idTokens
+        case .account, .appMetadata: return []
+        }
+        switch homeAccountId {
+        case .some(.some(let home)): return byHome[home] ?? []
+        case .some(.none): return []
+        case .none: return byHome.values.flatMap { $0 }.sorted { $0.sequence < $1.sequence }
+        }
+    }
+
+    /// The words of `text` as Python's `str.split()` makes them: runs of anything but white space
+    /// (Unicode `White_Space`, and the separators U+001C to U+001F Python counts too).
+    static func words(_ text: String) -> [Substring] {
+        text.unicodeScalars.split { scalar in
+            scalar.value < 0x80
+                ? (scalar.value >= 0x09 && scalar.value <= 0x0D) || (scalar.value >= 0x1C && scalar.value <= 0x20)
+                : scalar.properties.isWhitespace
+        }.map { Substring($0) }
+    }
+
+    /// MSAL Python's `is_subdict_of(query, entry)`, with `null` also matching an absent member.
+    static func matches(_ entry: JSONObject, _ query: JSONObject) -> Bool {
+        for (name, value) in query {
+            switch entry[name] {
+            case .some(let member): if member != value { return false }
+            case .none: if value != .null { return false }
+            }
+        }
+        return true
+    }
+}

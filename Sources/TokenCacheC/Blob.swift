@@ -1,0 +1,87 @@
+import Foundation
+import TokenCacheInterchange
+import TokenCacheSchema
+
+private func partition(_ kind: Int32, _ key: UnsafePointer<CChar>?) throws -> MSALPartition {
+    switch kind {
+    case 0: return .all
+    case 1: return .account(homeAccountId: try Arguments.string(key, "key"))
+    case 2: return .client(clientId: try Arguments.string(key, "key"))
+    default: throw BadInput("partition \(kind) is not a tokencache_partition")
+    }
+}
+
+@_cdecl("tokencache_blob_load")
+public func tokencache_blob_load(
+    _ cache: OpaquePointer?, _ kind: Int32, _ key: UnsafePointer<CChar>?,
+    _ blob: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ version: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    blob?.pointee = nil
+    version?.pointee = nil
+    return abiCall(error) {
+        let handle = try CacheHandle.from(cache)
+        guard blob != nil else { throw BadInput("the blob result pointer is NULL") }
+        let loaded = try handle.blobs.load(try partition(kind, key))
+        deliver(String(decoding: loaded.document, as: UTF8.self), to: blob)
+        deliver(loaded.version, to: version)
+    }
+}
+
+@_cdecl("tokencache_blob_store")
+public func tokencache_blob_store(
+    _ cache: OpaquePointer?, _ kind: Int32, _ key: UnsafePointer<CChar>?, _ blobText: UnsafePointer<CChar>?,
+    _ versionText: UnsafePointer<CChar>?, _ flags: UInt32,
+    _ result: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    result?.pointee = nil
+    return abiCall(error) {
+        let handle = try CacheHandle.from(cache)
+        let target = try partition(kind, key)
+        let document = try Arguments.string(blobText, "blob")
+        let version = try Arguments.optionalString(versionText, "version")
+        guard flags & ~1 == 0 else { throw BadInput("unknown flags \(flags)") }
+        let report = try handle.blobs.store(
+            Data(document.utf8), partition: target, version: version, failOnConflict: flags & 1 != 0)
+        let object: JSONObject = [
+            "version": .string(report.version),
+            "saved": .number(JSONNumber(Int64(report.saved))),
+            "removed": .number(JSONNumber(Int64(report.removed))),
+            "conflicts": .array(report.conflicts.map { .object(["section": .string($0.section), "key": .string($0.key)]) }),
+            "ignored": .array(report.ignored.map { .object(["entry": .string($0.path), "reason": .string($0.reason)]) }),
+        ]
+        deliver(JSONValue.object(object).serializedString(), to: result)
+    }
+}
+
+@_cdecl("tokencache_write_entries")
+public func tokencache_write_entries(
+    _ cache: OpaquePointer?, _ documentText: UnsafePointer<CChar>?,
+    _ result: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    result?.pointee = nil
+    return abiCall(error) {
+        let handle = try CacheHandle.from(cache)
+        let document = try Arguments.string(documentText, "document")
+        let report = try handle.interchange.importData(Data(document.utf8), source: "the document", format: .msalJSON)
+        let object: JSONObject = [
+            "saved": .number(JSONNumber(Int64(report.imported))),
+            "skipped": .array(report.skipped.map { .object(["entry": .string($0.path), "reason": .string($0.reason)]) }),
+        ]
+        deliver(JSONValue.object(object).serializedString(), to: result)
+    }
+}
+
+@_cdecl("tokencache_remove_entries")
+public func tokencache_remove_entries(
+    _ cache: OpaquePointer?, _ documentText: UnsafePointer<CChar>?,
+    _ result: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
+) -> Int32 {
+    result?.pointee = nil
+    return abiCall(error) {
+        let handle = try CacheHandle.from(cache)
+        let document = try Arguments.string(documentText, "document")
+        let removed = try handle.interchange.removeEntries(Data(document.utf8), source: "the document")
+        deliver(JSONValue.object(["removed": .number(JSONNumber(Int64(removed)))]).serializedString(), to: result)
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the C ABI library in release and installs it under PREFIX:
+#   PREFIX/lib/libtokencache.so.1 (+ libtokencache.so), PREFIX/include/tokencache.h,
+#   PREFIX/lib/pkgconfig/tokencache.pc
+# The Swift runtime and Foundation are linked into the library statically (swiftc -static-stdlib),
+# so a C program linked with `pkg-config --libs tokencache` runs with no Swift toolchain on its
+# library path; the library needs only system libraries (libc, libstdc++, SQLite, GLib, libsecret).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix=${1:?usage: scripts/install.sh PREFIX}
+mkdir -p "$prefix"
+prefix=$(cd "$prefix" && pwd)
+version=$(sed -n 's/^let libraryVersion: StaticString = "\(.*\)"$/\1/p' Sources/TokenCacheC/Version.swift)
+[ -n "$version" ] || { echo "install: cannot read the library version" >&2; exit 1; }
+
+# SwiftPM's --static-swift-stdlib applies to executables only: the dynamic library asks swiftc for
+# the static runtime itself, and exports only the C ABI (the version script hides the Swift runtime
+# inside, so a host that loads another Swift runtime meets no clash).
+swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
+static_lib=$(cd "$swift_bin/../lib/swift_static/linux" && pwd)
+flags=(-c release --product tokencache-c -Xswiftc -static-stdlib -Xlinker "-L$static_lib"
+    -Xlinker -soname=libtokencache.so.1 -Xlinker "--version-script=$PWD/pkgconfig/tokencache.map")
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! swift build "${flags[@]}" >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+fi
+# Foundation's static archive warns about its own use of mktemp at link time: not ours to fix.
+grep -v "the use of \`mktemp' is dangerous" "$log" >&2 || true
+bin=$(swift build "${flags[@]}" --show-bin-path)
+
+install -d -m 0755 "$prefix/lib" "$prefix/include" "$prefix/lib/pkgconfig"
+install -m 0755 "$bin/libtokencache-c.so" "$prefix/lib/libtokencache.so.1"
+# Without debug info: 76 MB instead of 90 (most of it is ICU data of Foundation), and readable by valgrind 3.19 (Debian 12), which cannot
+# read the DWARF 5 the Swift toolchain emits.
+strip --strip-debug "$prefix/lib/libtokencache.so.1"
+ln -sfn libtokencache.so.1 "$prefix/lib/libtokencache.so"
+install -m 0644 include/tokencache.h "$prefix/include/tokencache.h"
+sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" pkgconfig/tokencache.pc.in > "$prefix/lib/pkgconfig/tokencache.pc"
+chmod 0644 "$prefix/lib/pkgconfig/tokencache.pc"
+echo "installed tokencache $version under $prefix" >&2
