@@ -5,7 +5,8 @@ import Synchronization
 /// Data keys of the SQLite backend kept in the Secret Service: one keyring item per access group and
 /// key, so an access group is also a cryptographic boundary.
 ///
-/// Items carry `xdg:schema` = `org.tokencache.DataKey`, `access-group`, `key-id` (the key's public
+/// Items carry `xdg:schema` = `org.tokencache.DataKey`, `access-group` (readable),
+/// `access-group-bytes` (exact, hex; looked up by), `key-id` (the key's public
 /// identifier, so two processes creating a key at once never replace each other's) and
 /// `key-version`; the secret is the key in Base64, the label "tokencache data key for access group …".
 public final class SecretServiceKeySource: DataKeySource {
@@ -30,8 +31,11 @@ public final class SecretServiceKeySource: DataKeySource {
         try withConnection { connection throws in
             var query = Self.attributes(accessGroup)
             if let id { query.append(("key-id", Self.hex(id))) }
+            var paths = try connection.search(query)
+            if paths.isEmpty, let legacy = Self.legacyAttributes(accessGroup) {
+                paths = try connection.search(legacy + (id.map { [("key-id", Self.hex($0))] } ?? []))
+            }
             // Of several keys for one group (two first openers at once), every process picks the same.
-            let paths = try connection.search(query)
             guard let path = paths.min(), let secret = try connection.secrets([path])[path] else { return nil }
             return try DataKey(base64: String(decoding: secret, as: UTF8.self))
         }
@@ -58,8 +62,21 @@ public final class SecretServiceKeySource: DataKeySource {
         }
     }
 
+    /// The attributes that find a group's keys: `access-group-bytes`, the group's exact UTF-8 bytes
+    /// in hex, so that look-alike groups (one holding NUL, shown as U+FFFD, and one holding U+FFFD)
+    /// never share a key; `access-group` is its readable form, for keyring managers.
     static func attributes(_ group: String) -> [(String, String)] {
-        [("xdg:schema", "org.tokencache.DataKey"), ("access-group", SecretServiceStore.displayable(group))]
+        [
+            ("xdg:schema", "org.tokencache.DataKey"), ("access-group", SecretServiceStore.displayable(group)),
+            ("access-group-bytes", hex(Data(group.utf8))),
+        ]
+    }
+
+    /// The attributes of keys stored before `access-group-bytes` existed, for groups whose readable
+    /// form is exact (no NUL, no U+FFFD); nil for the others, which only the exact bytes may find.
+    static func legacyAttributes(_ group: String) -> [(String, String)]? {
+        guard !group.contains("\u{0}"), !group.contains("\u{FFFD}") else { return nil }
+        return [("xdg:schema", "org.tokencache.DataKey"), ("access-group", group)]
     }
 
     static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
