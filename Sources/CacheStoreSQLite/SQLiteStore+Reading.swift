@@ -1,0 +1,111 @@
+import CSQLite
+import CacheStore
+import CacheStoreEncryption
+import Foundation
+import Synchronization
+
+/// Reads: queries, whole-store reads in chunks, and the row → item conversion.
+extension SQLiteStore {
+    public func items(matching query: ItemQuery) throws -> [StoreItem] {
+        try accessGroups.check(query)
+        let (sql, bind) = select(query)
+        return try state.withLock { state throws in
+            let items = try readItems(sql, bind, on: state.connection)
+            if query == ItemQuery() { state.damagedInLastFullRead = items.damaged }
+            return items.items
+        }
+    }
+
+    public func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws {
+        let (sql, bind) = select(ItemQuery())
+        let size = max(1, chunkSize)
+        try state.withLock { state throws in
+            var chunk: [StoreItem] = []
+            chunk.reserveCapacity(size)
+            // One statement, so one read transaction: the chunks are one state of the store.
+            state.damagedInLastFullRead = try readItems(sql, bind, on: state.connection) { item in
+                chunk.append(item)
+                if chunk.count == size {
+                    receive(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            if !chunk.isEmpty { receive(chunk) }
+        }
+    }
+
+    /// The SELECT for `query` and its binder.
+    func select(_ query: ItemQuery) -> (String, (SQLiteStatement) -> Void) {
+        let (whereClause, bind) = condition(for: query)
+        // A query that names no more than a group reads most of the table: scan it in rowid order
+        // instead of walking an index and sorting every row (4× faster for a whole cache).
+        let scan = query.account == nil && query.service == nil && query.generic == nil && query.type == nil
+        let sql = "SELECT access_group, account, service, type, generic, data, created, modified, envelope FROM items"
+            + (scan ? " NOT INDEXED" : "") + " WHERE " + whereClause + " ORDER BY rowid"
+        return (sql, bind)
+    }
+
+    /// Runs a ``select(_:)`` on `connection` (under the store's lock), opening encrypted payloads.
+    /// Returns the items and how many damaged rows were skipped.
+    func readItems(
+        _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection
+    ) throws -> (items: [StoreItem], damaged: Int) {
+        var items: [StoreItem] = []
+        let damaged = try readItems(sql, bind, on: connection) { items.append($0) }
+        return (items, damaged)
+    }
+
+    /// Runs a ``select(_:)`` on `connection`, handing each sound item to `receive` as it is read;
+    /// returns how many damaged rows it skipped.
+    func readItems(
+        _ sql: String, _ bind: (SQLiteStatement) -> Void, on connection: SQLiteConnection, _ receive: (StoreItem) -> Void
+    ) throws -> Int {
+        let sealed = try sealedGroups(on: connection)
+        let statement = try connection.statement(sql)
+        defer { statement.reset() }
+        bind(statement)
+        var groups: [String] = []
+        var damaged = 0
+        while true {
+            let code = statement.step()
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw connection.error(code, "query items") }
+            var item = Self.item(from: statement, groups: &groups)
+            switch try payload(of: item, envelope: statement.int64(8), sealedGroups: sealed) {
+            case .sound(let data):
+                item.data = data
+                receive(item)
+            case .damaged:
+                damaged += 1
+            }
+        }
+        return damaged
+    }
+
+    static func typeColumn(_ type: UInt32?) -> Int64 {
+        type.map(Int64.init) ?? StoreSchema.absentType
+    }
+
+    /// The item in `row`. `groups` holds the access groups met so far in this read: rows share them,
+    /// so each is made once instead of once per row.
+    static func item(from row: SQLiteStatement, groups: inout [String]) -> StoreItem {
+        let type = row.int64(3)
+        let group: String
+        if let known = groups.first(where: { row.textEquals(0, $0) }) {
+            group = known
+        } else {
+            group = row.string(0)
+            groups.append(group)
+        }
+        return StoreItem(
+            accessGroup: group,
+            account: row.string(1),
+            service: row.string(2),
+            generic: row.data(4),
+            type: type == StoreSchema.absentType ? nil : UInt32(truncatingIfNeeded: type),
+            data: row.data(5) ?? Data(),
+            created: Date(timeIntervalSince1970: row.double(6)),
+            modified: Date(timeIntervalSince1970: row.double(7))
+        )
+    }
+}

@@ -1,0 +1,176 @@
+import CSQLite
+import CacheStore
+import CacheStoreEncryption
+import Foundation
+import Synchronization
+
+/// Writes: atomic batches, planned batches, and the statements they run.
+extension SQLiteStore {
+    public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
+        try apply(batch, expecting: nil)!
+    }
+
+    public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        try apply(batch, expecting: stamp)
+    }
+
+    public func applyPlanned(
+        _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
+    ) throws -> BatchResult {
+        try apply(expecting: nil) { stamp, connection in
+            let (sql, bind) = select(ItemQuery())
+            let batch = try plan(stamp) { try readItems(sql, bind, on: connection).items }
+            try accessGroups.check(batch)
+            return batch
+        }!
+    }
+
+    func apply(_ batch: [StoreOperation], expecting stamp: ChangeStamp?) throws -> BatchResult? {
+        try accessGroups.check(batch)
+        guard !batch.isEmpty else { return BatchResult() }
+        return try apply(expecting: stamp) { _, _ in batch }
+    }
+
+    /// Runs `plan` and the batch it returns in one write transaction: under the write lock, with the
+    /// stamp of the content the transaction sees. With `expecting`, a different stamp writes nothing
+    /// and returns nil.
+    func apply(
+        expecting stamp: ChangeStamp?,
+        _ plan: (ChangeStamp, SQLiteConnection) throws -> [StoreOperation]
+    ) throws -> BatchResult? {
+        let now = Date().timeIntervalSince1970
+        return try state.withLock { state throws -> BatchResult? in
+            let connection = state.connection
+            var dataVersion: Int64 = 0
+            var wroteNothing = false
+            let localCommits = state.localCommits
+            let applied = try connection.writeTransaction("save batch") { () throws -> BatchResult? in
+                // Under the write lock no other connection can commit: this is the version the
+                // batch applies to, and data_version does not move for this connection's own commit.
+                dataVersion = try connection.integer("PRAGMA data_version", "read data version")
+                let current = ChangeStamp(UInt64(bitPattern: dataVersion), localCommits)
+                if let stamp, current != stamp {
+                    return nil  // someone committed since: nothing is written
+                }
+                let batch = try plan(current, connection)
+                var result = BatchResult()
+                if batch.isEmpty {
+                    wroteNothing = true
+                    return result
+                }
+                for operation in batch {
+                    switch operation {
+                    case .save(let item):
+                        // Checked inside the transaction: a rejected item rolls back what the batch already did.
+                        try StoreLimits.check(item, maximumDataSize: maximumDataSize)
+                        if try update(item, at: now, on: connection) {
+                            result.replaced += 1
+                        } else {
+                            try insert(item, at: now, on: connection)
+                            result.added += 1
+                        }
+                    case .delete(let query):
+                        result.deleted += try delete(query, on: connection)
+                    }
+                }
+                return result
+            }
+            guard var result = applied else { return nil }
+            if wroteNothing { return result }
+            let version = UInt64(bitPattern: dataVersion)
+            result.commit = CommitStamps(
+                base: ChangeStamp(version, state.localCommits),
+                result: ChangeStamp(version, state.localCommits &+ 1))
+            state.localCommits &+= 1
+            return result
+        }
+    }
+
+
+    func update(_ item: StoreItem, at now: Double, on connection: SQLiteConnection) throws -> Bool {
+        let (payload, envelope) = try storedPayload(item, on: connection)
+        let statement = try connection.statement(
+            "UPDATE items SET generic = ?, data = ?, modified = ?, envelope = ? "
+                + "WHERE access_group = ? AND account = ? AND service = ? AND type = ?")
+        defer { statement.reset() }
+        _ = statement.bind(item.generic, at: 1)
+        _ = statement.bind(payload, at: 2)
+        _ = statement.bind(now, at: 3)
+        _ = statement.bind(envelope, at: 4)
+        _ = statement.bind(item.accessGroup, at: 5)
+        _ = statement.bind(item.account, at: 6)
+        _ = statement.bind(item.service, at: 7)
+        _ = statement.bind(Self.typeColumn(item.type), at: 8)
+        let code = statement.step()
+        guard code == SQLITE_DONE else { throw connection.error(code, "save item") }
+        return connection.changes > 0
+    }
+
+    func insert(_ item: StoreItem, at now: Double, on connection: SQLiteConnection) throws {
+        let (payload, envelope) = try storedPayload(item, on: connection)
+        let statement = try connection.statement(
+            "INSERT INTO items (access_group, account, service, type, generic, data, created, modified, envelope) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        defer { statement.reset() }
+        _ = statement.bind(item.accessGroup, at: 1)
+        _ = statement.bind(item.account, at: 2)
+        _ = statement.bind(item.service, at: 3)
+        _ = statement.bind(Self.typeColumn(item.type), at: 4)
+        _ = statement.bind(item.generic, at: 5)
+        _ = statement.bind(payload, at: 6)
+        _ = statement.bind(now, at: 7)
+        _ = statement.bind(now, at: 8)
+        _ = statement.bind(envelope, at: 9)
+        let code = statement.step()
+        guard code == SQLITE_DONE else { throw connection.error(code, "add item") }
+    }
+
+    func delete(_ query: ItemQuery, on connection: SQLiteConnection) throws(SQLiteStoreError) -> Int {
+        let (whereClause, bind) = condition(for: query)
+        let statement = try connection.statement("DELETE FROM items WHERE " + whereClause)
+        defer { statement.reset() }
+        bind(statement)
+        let code = statement.step()
+        guard code == SQLITE_DONE else { throw connection.error(code, "delete items") }
+        return connection.changes
+    }
+
+    /// The WHERE clause for a query and a closure that binds its parameters.
+    ///
+    /// The clause text depends only on which attributes are named, so each shape is prepared once.
+    func condition(for query: ItemQuery) -> (String, (SQLiteStatement) -> Void) {
+        var clauses: [String] = []
+        var binders: [(SQLiteStatement, Int32) -> Void] = []
+        if let group = query.accessGroup {
+            clauses.append("access_group = ?")
+            binders.append { _ = $0.bind(group, at: $1) }
+        } else {
+            clauses.append("access_group IN (\(groupPlaceholders))")
+            for group in accessGroups.all { binders.append { _ = $0.bind(group, at: $1) } }
+        }
+        if let account = query.account {
+            clauses.append("account = ?")
+            binders.append { _ = $0.bind(account, at: $1) }
+        }
+        if let service = query.service {
+            clauses.append("service = ?")
+            binders.append { _ = $0.bind(service, at: $1) }
+        }
+        if let generic = query.generic {
+            clauses.append("generic = ?")
+            binders.append { _ = $0.bind(generic, at: $1) }
+        }
+        switch query.type {
+        case nil: break
+        case .code(let code):
+            clauses.append("type = ?")
+            binders.append { _ = $0.bind(Int64(code), at: $1) }
+        case .absent:
+            clauses.append("type = \(StoreSchema.absentType)")
+        }
+        let bind: (SQLiteStatement) -> Void = { statement in
+            for (offset, binder) in binders.enumerated() { binder(statement, Int32(offset + 1)) }
+        }
+        return (clauses.joined(separator: " AND "), bind)
+    }
+}
