@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CacheStore", targets: ["CacheStore"]),
+        .library(name: "CacheStoreMemory", targets: ["CacheStoreMemory"]),
         .library(name: "CacheStoreSQLite", targets: ["CacheStoreSQLite"]),
         .library(name: "CacheStoreLocation", targets: ["CacheStoreLocation"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
@@ -21,8 +22,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
-        // The keychain-equivalent item store: items, queries, the protocol, the memory backend.
+        // The keychain-equivalent item store: items, queries, the protocol every backend keeps.
         .target(name: "CacheStore"),
+        // The in-process backend: the contract's reference implementation, for tests and ephemeral caches.
+        .target(name: "CacheStoreMemory", dependencies: ["CacheStore"]),
 
         // SQLite, linked at build time behind a module map and pkg-config.
         .systemLibrary(
@@ -56,7 +59,7 @@ let package = Package(
         // Parses store specifications (`sqlite:PATH`, `memory`) and opens the backend they name.
         .target(
             name: "CacheStoreLocation",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService"]
+            dependencies: ["CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService"]
         ),
 
         // NSKeyedArchiver archives and binary property lists, read and written without Foundation's
@@ -78,7 +81,7 @@ let package = Package(
         .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheSchema"]),
 
         // Files in and out of the store: MSAL unified JSON (import and export), the MSAL.NET 2.x
-        // dictionary (import), keychain items; the payload view of `dump`.
+        // dictionary (import), the keychain-items format; the payload view of `dump`.
         .target(
             name: "TokenCacheInterchange",
             dependencies: [
@@ -107,7 +110,7 @@ let package = Package(
         // A small program the tests start as real separate processes against one store.
         .executableTarget(
             name: "store-worker",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"],
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService", "TokenCacheInterchange"],
             path: "Tests/store-worker"
         ),
 
@@ -119,19 +122,19 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: ["CSQLite"], path: "Tests/TestSupport"),
-        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
+        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore", "CacheStoreMemory"]),
         // The store contract, run against every backend.
         .testTarget(
             name: "CacheStoreConformanceTests",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"]
+            dependencies: ["CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService"]
         ),
         .testTarget(
             name: "CacheStoreSQLiteTests",
             dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CSQLite", "TestSupport", "store-worker"]
         ),
-        .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
+        .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation", "CacheStoreMemory"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
-        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "KeyedArchive", "TestSupport"]),
+        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "CacheStoreEncryptionTests", dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport"]),
         .testTarget(
             name: "CacheStoreSecretServiceTests",
@@ -142,11 +145,17 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenCacheTests",
-            dependencies: ["TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "TestSupport", "store-worker"]
+            dependencies: [
+                "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
+                "CacheStoreEncryption", "TokenCacheInterchange", "TestSupport", "store-worker",
+            ]
         ),
         .testTarget(
             name: "TokenCacheInterchangeTests",
-            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport"]
+            dependencies: [
+                "TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
+                "CacheStoreSQLite", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "tokencacheTests",

@@ -1,5 +1,6 @@
 import CacheStore
 import CacheStoreEncryption
+import CacheStoreMemory
 import CacheStoreSQLite
 import CacheStoreSecretService
 import Foundation

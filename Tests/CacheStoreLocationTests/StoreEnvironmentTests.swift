@@ -1,5 +1,6 @@
 import CacheStore
 import CacheStoreLocation
+import CacheStoreMemory
 import Testing
 
 @Suite struct StoreEnvironmentTests {

@@ -14,6 +14,7 @@ import CacheStore
 import CacheStoreSQLite
 import CacheStoreSecretService
 import Foundation
+import TokenCacheInterchange
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import Testing
+import TokenCacheInterchange
 
 @Suite("tokencache: store selection and dump")
 struct StoreCommandTests {

@@ -1,6 +1,7 @@
 import CacheStore
 import Foundation
 import Testing
+import TokenCacheInterchange
 
 @Suite struct KeychainItemsFormatTests {
     let items = [
