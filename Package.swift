@@ -56,10 +56,15 @@ let package = Package(
             ]
         ),
 
-        // Parses store specifications (`sqlite:PATH`, `memory`) and opens the backend they name.
+        // The one door to the backends: parses store specifications (`sqlite:PATH`, `memory`,
+        // `secret-service[:COLLECTION]`), opens the backend they name, diagnoses it, and adapts the
+        // Secret Service to the interchange's read-only keyring.
         .target(
             name: "CacheStoreLocation",
-            dependencies: ["CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService"]
+            dependencies: [
+                "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService",
+                "TokenCacheInterchange",
+            ]
         ),
 
         // NSKeyedArchiver archives and binary property lists, read and written without Foundation's
@@ -132,7 +137,10 @@ let package = Package(
             name: "CacheStoreSQLiteTests",
             dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CSQLite", "TestSupport", "store-worker"]
         ),
-        .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation", "CacheStoreMemory"]),
+        .testTarget(
+            name: "CacheStoreLocationTests",
+            dependencies: ["CacheStoreLocation", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService"]
+        ),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "CacheStoreEncryptionTests", dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport"]),

@@ -20,8 +20,7 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         case .cannotCreate(let path, let code):
             return "cannot create \(path): \(String(cString: strerror(code)))"
         case .notATokenCacheStore(let path):
-            return "\(path) is a SQLite database of another program, not a tokencache store; "
-                + "choose another path with --store sqlite:PATH"
+            return "\(path) is a SQLite database of another program, not a tokencache store (the file was left unchanged)"
         case .unsafeFile(let path, let problem, let fix):
             return "refusing to use \(path): \(problem), so someone else could have planted or altered it; \(fix)"
         case .newerSchema(let path, let found, let supported):
