@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a SQLite store could not be opened or used.
 public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
     /// SQLite reported an error.
@@ -29,11 +31,3 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

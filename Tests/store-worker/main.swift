@@ -16,10 +16,6 @@ import CacheStoreSecretService
 import Foundation
 import TokenCacheInterchange
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Writes a line to stdout at once (no buffering), so a parent that kills us has seen every line.
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
