@@ -141,7 +141,7 @@ let package = Package(
             name: "CacheStoreLocationTests",
             dependencies: ["CacheStoreLocation", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService"]
         ),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "TestSupport"]),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "CacheStoreEncryptionTests", dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport"]),
         .testTarget(
