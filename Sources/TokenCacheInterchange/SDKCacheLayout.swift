@@ -8,7 +8,7 @@ import Foundation
 // backend: keyring items reach it through ``SDKKeyring``, which the caller provides (the CLI adapts
 // `SecretServiceLookup` to it), so the interchange stays free of libsecret and D-Bus.
 
-/// A Linux SDK whose token cache `tokencache import --from` reads.
+/// A Linux SDK whose token cache `tokencache import sdk --from` reads.
 public enum SDKCacheLayout: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// MSAL.NET's extension (`Microsoft.Identity.Client.Extensions.Msal`) with the values Azure.Identity
     /// .NET uses; GCM's user cache is the same keyring item.

@@ -59,6 +59,11 @@ import Testing
 }
 
 @Suite struct StoreAdviceTests {
+    @Test func locationErrorsAreBadInput() {
+        #expect(StoreLocationError.noDefaultLocation.category == .badInput)
+        #expect(StoreLocationError.invalidSpecification("x", reason: "y").category == .badInput)
+    }
+
     @Test func errorsThatAnotherChoiceOfStoreGetsPastHaveAdvice() {
         #expect(StoreAdvice(for: CacheStoreError.accessGroupNotAllowed("x", allowed: ["a"])) == .allowAccessGroup("x"))
         #expect(StoreAdvice(for: StoreLocationError.noDefaultLocation) == .chooseAnotherStore)

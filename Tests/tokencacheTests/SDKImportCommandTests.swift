@@ -171,7 +171,7 @@ struct SDKKeyringImportCommandTests {
     }
 }
 
-/// The file side of `import --from`, and everything that needs no keyring.
+/// The file side of `import sdk --from`, and everything that needs no keyring.
 @Suite("tokencache import sdk --from file, usage, no keyring")
 struct SDKFileImportCommandTests {
     static let dotnetFixture = InterchangeCommandTests.fixturePath("msal-dotnet/ExpectedTokenCache.json")
