@@ -36,7 +36,7 @@ static inline const void *tc_wal_index(sqlite3 *db) {
 // Renames `from` to `to` unless `to` exists (renameat2 with RENAME_NOREPLACE): the store's
 // publication step where the file system has no hard links. Returns 0, or -1 with errno set
 // (ENOSYS where the system has no such call).
-static inline int tokencache_rename_noreplace(const char *from, const char *to) {
+static inline int tc_rename_noreplace(const char *from, const char *to) {
 #if defined(__linux__) && defined(SYS_renameat2)
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* RENAME_NOREPLACE */);
 #else

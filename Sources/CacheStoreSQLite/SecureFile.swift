@@ -57,7 +57,7 @@ enum SecureFile {
         let linkError = errno
         if linkError == EEXIST { return false }
         if linkError == EPERM || linkError == EOPNOTSUPP || linkError == EMLINK || linkError == ENOSYS {
-            if tokencache_rename_noreplace(temporary, path) == 0 { return true }
+            if tc_rename_noreplace(temporary, path) == 0 { return true }
             if errno == EEXIST { return false }
         }
         throw .cannotCreate(path: path, errno: linkError)
