@@ -102,9 +102,6 @@ let package = Package(
             dependencies: [
                 "CacheStore",
                 "CacheStoreLocation",
-                "CacheStoreSQLite",
-                "CacheStoreEncryption",
-                "CacheStoreSecretService",
                 "TokenCache",
                 "TokenCacheInterchange",
                 "TokenCacheSchema",
