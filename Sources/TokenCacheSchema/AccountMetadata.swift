@@ -6,7 +6,7 @@ import Foundation
 ///
 /// As in the Apple libraries the payload is rebuilt from these fields on every write: unknown
 /// members are **not** preserved.
-public struct AccountMetadata: Sendable, Hashable {
+public struct AccountMetadata: SchemaItem {
     /// The payload keys.
     public enum Field {
         /// The `client_id` member.
@@ -166,13 +166,8 @@ public struct AccountMetadata: Sendable, Hashable {
 
     /// Reads a stored account-metadata item (type 5001); errors name the item.
     public init(storeItem item: StoreItem) throws(SchemaError) {
-        guard item.type == ItemTypeCode.accountMetadata else {
-            throw .wrongItemType(expected: "account metadata (type 5001)", item: ItemReference(item))
-        }
-        do {
-            try self.init(jsonData: item.data)
-        } catch {
-            throw error.attaching(ItemReference(item))
+        self = try Self.decoding(item, isOfThisType: item.type == ItemTypeCode.accountMetadata, expected: "account metadata (type 5001)") {
+            (data) throws(SchemaError) in try AccountMetadata(jsonData: data)
         }
     }
 
@@ -200,17 +195,9 @@ public struct AccountMetadata: Sendable, Hashable {
         return object
     }
 
-    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes at every depth.
-    public var jsonData: Data { jsonObject.payloadData }
-
     /// The keychain attributes: account `authority_map`, service = ``clientId`` as given (not
     /// normalized), no generic, type 5001.
     public var key: ItemKey {
         ItemKey(account: Self.keyAccount, service: clientId, generic: nil, type: ItemTypeCode.accountMetadata)
-    }
-
-    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
-    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
-        key.storeItem(accessGroup: accessGroup, data: jsonData)
     }
 }

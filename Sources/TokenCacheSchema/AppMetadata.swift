@@ -4,7 +4,7 @@ import Foundation
 /// An app-metadata item: whether a client is in a token family (FOCI).
 ///
 /// Unknown members are kept in ``additionalFields`` and written back.
-public struct AppMetadata: Sendable, Hashable {
+public struct AppMetadata: SchemaItem {
     /// The payload key of each known field.
     public enum Field {
         /// The `client_id` member.
@@ -50,13 +50,8 @@ public struct AppMetadata: Sendable, Hashable {
 
     /// Reads a stored app-metadata item (type 3001); errors name the item.
     public init(storeItem item: StoreItem) throws(SchemaError) {
-        guard item.type == ItemTypeCode.appMetadata else {
-            throw .wrongItemType(expected: "app metadata (type 3001)", item: ItemReference(item))
-        }
-        do {
-            try self.init(jsonData: item.data)
-        } catch {
-            throw error.attaching(ItemReference(item))
+        self = try Self.decoding(item, isOfThisType: item.type == ItemTypeCode.appMetadata, expected: "app metadata (type 3001)") {
+            (data) throws(SchemaError) in try AppMetadata(jsonData: data)
         }
     }
 
@@ -69,9 +64,6 @@ public struct AppMetadata: Sendable, Hashable {
         return object
     }
 
-    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes, every scalar a string.
-    public var jsonData: Data { jsonObject.payloadData }
-
     /// The keychain attributes: account = ``environment`` as is, service
     /// `appmetadata-norm(client_id)`, generic the UTF-8 of ``familyId`` (empty data for `""`,
     /// absent for `nil`), type 3001.
@@ -82,10 +74,5 @@ public struct AppMetadata: Sendable, Hashable {
             generic: familyId.map { Data($0.utf8) },
             type: ItemTypeCode.appMetadata
         )
-    }
-
-    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
-    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
-        key.storeItem(accessGroup: accessGroup, data: jsonData)
     }
 }

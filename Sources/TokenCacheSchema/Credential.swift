@@ -9,7 +9,7 @@ import Foundation
 /// removed from the payload.
 ///
 /// Timestamps are whole seconds since 1970, written as JSON strings of decimal digits.
-public struct Credential: Sendable, Hashable {
+public struct Credential: SchemaItem {
     /// The secret of a tombstone: an item the Apple libraries delete when they meet it.
     public static let tombstoneSecret = "<tombstone>"
 
@@ -232,13 +232,9 @@ public struct Credential: Sendable, Hashable {
     /// - Throws: ``SchemaError/wrongItemType(expected:item:)`` when the item's type is not a
     ///   credential code (2000...2009), or any payload error.
     public init(storeItem item: StoreItem) throws(SchemaError) {
-        guard let code = item.type, let kind = CredentialType(typeCode: code) else {
-            throw .wrongItemType(expected: "a credential (type 2000...2009)", item: ItemReference(item))
-        }
-        do {
-            try self.init(jsonData: item.data, typeHint: kind)
-        } catch {
-            throw error.attaching(ItemReference(item))
+        let kind = item.type.flatMap(CredentialType.init(typeCode:))
+        self = try Self.decoding(item, isOfThisType: kind != nil, expected: "a credential (type 2000...2009)") {
+            (data) throws(SchemaError) in try Credential(jsonData: data, typeHint: kind)
         }
     }
 
@@ -301,9 +297,6 @@ public struct Credential: Sendable, Hashable {
         return object
     }
 
-    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes, every scalar a string.
-    public var jsonData: Data { jsonObject.payloadData }
-
     /// ``tokenType`` unless it is Bearer, the default no writer stores.
     private var storedTokenType: String? {
         guard let tokenType, norm(tokenType) != "bearer" else { return nil }
@@ -347,10 +340,6 @@ public struct Credential: Sendable, Hashable {
         )
     }
 
-    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
-    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
-        key.storeItem(accessGroup: accessGroup, data: jsonData)
-    }
 
     private var keyRealm: String? {
         switch credentialType {
