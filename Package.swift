@@ -24,6 +24,8 @@ let package = Package(
     targets: [
         // The keychain-equivalent item store: items, queries, the protocol every backend keeps.
         .target(name: "CacheStore"),
+        // Files with mode 0600 and directories with 0700 from their creation: the store's, the key file, exports.
+        .target(name: "PrivateFiles"),
         // The in-process backend: the contract's reference implementation, for tests and ephemeral caches.
         .target(name: "CacheStoreMemory", dependencies: ["CacheStore"]),
 
@@ -41,11 +43,11 @@ let package = Package(
         // Sealing payloads at rest (AES-GCM envelopes) and the data keys' sources; no storage engine.
         .target(
             name: "CacheStoreEncryption",
-            dependencies: ["CacheStore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CacheStore", "PrivateFiles", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         // Backends: each knows the store contract and its engine, nothing of tokens.
-        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite", "CacheStoreEncryption"]),
+        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite", "CacheStoreEncryption", "PrivateFiles"]),
         // Items kept in the Secret Service (gnome-keyring, KWallet, KeePassXC), one keyring item per
         // (access group, account) partition; also the Secret Service source of SQLite data keys.
         .target(
@@ -92,6 +94,7 @@ let package = Package(
             dependencies: [
                 "CacheStore",
                 "KeyedArchive",
+                "PrivateFiles",
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
