@@ -57,16 +57,16 @@ final class IndexedCredential: Sendable, Sequenced {
         self.sequence = sequence
         self.box = box
         credentialType = credential.credentialType
-        homeAccountId = norm(credential.homeAccountId ?? "")
-        environment = norm(credential.environment ?? "")
-        clientId = norm(credential.clientId ?? "")
-        familyId = norm(credential.familyId ?? "")
-        realm = norm(credential.realm ?? "")
+        homeAccountId = ItemKey.normalized(credential.homeAccountId ?? "")
+        environment = ItemKey.normalized(credential.environment ?? "")
+        clientId = ItemKey.normalized(credential.clientId ?? "")
+        familyId = ItemKey.normalized(credential.familyId ?? "")
+        realm = ItemKey.normalized(credential.realm ?? "")
         scopes = ScopeSet(credential.target ?? "")
-        tokenType = norm(credential.tokenType ?? "bearer")
-        keyId = norm(credential.keyId ?? "")
+        tokenType = ItemKey.normalized(credential.tokenType ?? "bearer")
+        keyId = ItemKey.normalized(credential.keyId ?? "")
         requestedClaims = credential.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
-        applicationIdentifier = norm(credential.applicationIdentifier ?? "")
+        applicationIdentifier = ItemKey.normalized(credential.applicationIdentifier ?? "")
         expiresOn = credential.expiresOn
         cachedAt = credential.cachedAt
         refreshOn = credential.refreshOn
@@ -96,10 +96,10 @@ final class IndexedAccount: Sendable, Sequenced {
         self.sequence = sequence
         self.account = account
         self.identity = identity
-        homeAccountId = norm(account.homeAccountId ?? "")
-        environment = norm(account.environment ?? "")
-        realm = norm(account.realm ?? "")
-        username = account.username.map(norm)
+        homeAccountId = ItemKey.normalized(account.homeAccountId ?? "")
+        environment = ItemKey.normalized(account.environment ?? "")
+        realm = ItemKey.normalized(account.realm ?? "")
+        username = account.username.map(ItemKey.normalized)
     }
 }
 
@@ -123,13 +123,13 @@ final class IndexedLegacyToken: Sendable, Sequenced {
         self.sequence = sequence
         self.item = item
         self.identity = identity
-        userId = norm(LegacyCacheKey.userId(ofAccount: identity.account) ?? item.userId ?? "")
+        userId = ItemKey.normalized(LegacyCacheKey.userId(ofAccount: identity.account) ?? item.userId ?? "")
         let authority = URLComponents(string: item.authority)
         var host = authority?.host?.lowercased() ?? ""
         if let port = authority?.port, port != 443 { host += ":\(port)" }
         environment = host
         authorityTenant = authority?.path.split(separator: "/").first.map { $0.lowercased() } ?? ""
-        homeAccountId = norm(item.homeAccountId ?? "")
+        homeAccountId = ItemKey.normalized(item.homeAccountId ?? "")
         claims = item.idTokenClaims
     }
 
@@ -150,8 +150,8 @@ final class IndexedAppMetadata: Sendable, Sequenced {
         self.sequence = sequence
         self.metadata = metadata
         self.identity = identity
-        clientId = norm(metadata.clientId ?? "")
-        environment = norm(metadata.environment ?? "")
-        familyId = norm(metadata.familyId ?? "")
+        clientId = ItemKey.normalized(metadata.clientId ?? "")
+        environment = ItemKey.normalized(metadata.environment ?? "")
+        familyId = ItemKey.normalized(metadata.familyId ?? "")
     }
 }

@@ -164,9 +164,9 @@ public struct Account: SchemaItem {
     /// username), type `1000 + authority type` (1003 for MSSTS).
     public var key: ItemKey {
         ItemKey(
-            account: norm(homeAccountId ?? "") + "-" + norm(environment ?? ""),
-            service: norm(realm ?? ""),
-            generic: username.map { Data(norm($0).utf8) },
+            account: ItemKey.normalized(homeAccountId ?? "") + "-" + ItemKey.normalized(environment ?? ""),
+            service: ItemKey.normalized(realm ?? ""),
+            generic: username.map { Data(ItemKey.normalized($0).utf8) },
             type: authorityType.typeCode
         )
     }

@@ -70,7 +70,7 @@ public struct AppMetadata: SchemaItem {
     public var key: ItemKey {
         ItemKey(
             account: environment ?? "",
-            service: "appmetadata-" + norm(clientId ?? ""),
+            service: "appmetadata-" + ItemKey.normalized(clientId ?? ""),
             generic: familyId.map { Data($0.utf8) },
             type: ItemTypeCode.appMetadata
         )

@@ -299,7 +299,7 @@ public struct Credential: SchemaItem {
 
     /// ``tokenType`` unless it is Bearer, the default no writer stores.
     private var storedTokenType: String? {
-        guard let tokenType, norm(tokenType) != "bearer" else { return nil }
+        guard let tokenType, ItemKey.normalized(tokenType) != "bearer" else { return nil }
         return tokenType
     }
 
@@ -313,8 +313,8 @@ public struct Credential: SchemaItem {
         // id: keying such an RT as `refreshtoken---` would make every app's RT collide.
         let family = familyId.flatMap { $0.isBlank ? nil : $0 }
         let clientPart = family ?? clientId ?? ""
-        var id = credentialType.keyString + "-" + norm(clientPart) + "-" + norm(keyRealm ?? "")
-        if let keyApplicationIdentifier { id += "-" + norm(keyApplicationIdentifier) }
+        var id = credentialType.keyString + "-" + ItemKey.normalized(clientPart) + "-" + ItemKey.normalized(keyRealm ?? "")
+        if let keyApplicationIdentifier { id += "-" + ItemKey.normalized(keyApplicationIdentifier) }
         return id
     }
 
@@ -329,11 +329,11 @@ public struct Credential: SchemaItem {
     /// only access tokens carry the token type and the application identifier. Other kinds use every
     /// field they have.
     public var key: ItemKey {
-        var service = credentialId + "-" + norm(keyTarget ?? "")
-        if let keyTokenType { service += "-" + norm(keyTokenType) }
+        var service = credentialId + "-" + ItemKey.normalized(keyTarget ?? "")
+        if let keyTokenType { service += "-" + ItemKey.normalized(keyTokenType) }
         if let requestedClaims, !requestedClaims.isBlank { service += "|" + requestedClaimsHash(requestedClaims) }
         return ItemKey(
-            account: norm(homeAccountId ?? "") + "-" + norm(environment ?? ""),
+            account: ItemKey.normalized(homeAccountId ?? "") + "-" + ItemKey.normalized(environment ?? ""),
             service: service,
             generic: Data(credentialId.utf8),
             type: credentialType.typeCode
