@@ -125,19 +125,9 @@ public struct Account: SchemaItem {
         additionalFields = fields.remaining
     }
 
-    /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted); see ``init(jsonObject:)``.
-    public init(jsonData: Data) throws(SchemaError) {
-        try self.init(jsonObject: PayloadFields.object(from: jsonData))
-    }
-
-    /// Reads a stored account item (any type 1000...1004: MSAL.NET stores every account as 1003);
-    /// errors name the item.
-    public init(storeItem item: StoreItem) throws(SchemaError) {
-        let isAccount = item.type.flatMap(AccountType.init(typeCode:)) != nil
-        self = try Self.decoding(item, isOfThisType: isAccount, expected: "an account (type 1000...1004)") {
-            (data) throws(SchemaError) in try Account(jsonData: data)
-        }
-    }
+    /// Any type 1000...1004 (MSAL.NET stores every account as 1003, whatever its authority type).
+    public static func isStored(asType type: UInt32?) -> Bool { type.flatMap(AccountType.init(typeCode:)) != nil }
+    public static let storedKind = "an account (type 1000...1004)"
 
     /// The payload object: ``additionalFields`` overlaid with every known field; `nil` fields absent.
     public var jsonObject: JSONObject {

@@ -159,17 +159,8 @@ public struct AccountMetadata: SchemaItem {
         return Entry(clientId: clientId, homeAccountId: storedHomeAccountId ?? homeAccountId, signInState: state, authorityMap: map)
     }
 
-    /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted).
-    public init(jsonData: Data) throws(SchemaError) {
-        try self.init(jsonObject: PayloadFields.object(from: jsonData))
-    }
-
-    /// Reads a stored account-metadata item (type 5001); errors name the item.
-    public init(storeItem item: StoreItem) throws(SchemaError) {
-        self = try Self.decoding(item, isOfThisType: item.type == ItemTypeCode.accountMetadata, expected: "account metadata (type 5001)") {
-            (data) throws(SchemaError) in try AccountMetadata(jsonData: data)
-        }
-    }
+    public static func isStored(asType type: UInt32?) -> Bool { type == ItemTypeCode.accountMetadata }
+    public static let storedKind = "account metadata (type 5001)"
 
     /// The payload object, rebuilt from the fields.
     public var jsonObject: JSONObject {

@@ -43,17 +43,8 @@ public struct AppMetadata: SchemaItem {
         self.init(clientId: clientId, environment: environment, familyId: familyId, additionalFields: fields.remaining)
     }
 
-    /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted).
-    public init(jsonData: Data) throws(SchemaError) {
-        try self.init(jsonObject: PayloadFields.object(from: jsonData))
-    }
-
-    /// Reads a stored app-metadata item (type 3001); errors name the item.
-    public init(storeItem item: StoreItem) throws(SchemaError) {
-        self = try Self.decoding(item, isOfThisType: item.type == ItemTypeCode.appMetadata, expected: "app metadata (type 3001)") {
-            (data) throws(SchemaError) in try AppMetadata(jsonData: data)
-        }
-    }
+    public static func isStored(asType type: UInt32?) -> Bool { type == ItemTypeCode.appMetadata }
+    public static let storedKind = "app metadata (type 3001)"
 
     /// The payload object: ``additionalFields`` overlaid with the known fields; `nil` fields absent.
     public var jsonObject: JSONObject {

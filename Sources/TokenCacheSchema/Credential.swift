@@ -178,7 +178,7 @@ public struct Credential: SchemaItem {
     ///
     /// - Throws: ``SchemaError/missingField(_:item:)`` without `secret`;
     ///   ``SchemaError/invalidField(_:reason:item:)`` for a known field of the wrong kind.
-    public init(jsonObject: JSONObject, typeHint: CredentialType? = nil) throws(SchemaError) {
+    public init(jsonObject: JSONObject, typeHint: CredentialType?) throws(SchemaError) {
         var fields = PayloadFields(jsonObject)
         let typeName = try fields.string(Field.credentialType)
         guard let secret = try fields.string(Field.secret) else { throw .missingField(Field.secret, item: nil) }
@@ -222,19 +222,31 @@ public struct Credential: SchemaItem {
         additionalFields = fields.remaining
     }
 
+    /// Reads a payload object that must name its `credential_type`.
+    public init(jsonObject: JSONObject) throws(SchemaError) {
+        try self.init(jsonObject: jsonObject, typeHint: nil)
+    }
+
     /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted); see ``init(jsonObject:typeHint:)``.
-    public init(jsonData: Data, typeHint: CredentialType? = nil) throws(SchemaError) {
+    public init(jsonData: Data, typeHint: CredentialType?) throws(SchemaError) {
         try self.init(jsonObject: PayloadFields.object(from: jsonData), typeHint: typeHint)
     }
+
+    public static func isStored(asType type: UInt32?) -> Bool { type.flatMap(CredentialType.init(typeCode:)) != nil }
+    public static let storedKind = "a credential (type 2000...2009)"
 
     /// Reads a stored credential item; errors name the item.
     ///
     /// - Throws: ``SchemaError/wrongItemType(expected:item:)`` when the item's type is not a
     ///   credential code (2000...2009), or any payload error.
     public init(storeItem item: StoreItem) throws(SchemaError) {
-        let kind = item.type.flatMap(CredentialType.init(typeCode:))
-        self = try Self.decoding(item, isOfThisType: kind != nil, expected: "a credential (type 2000...2009)") {
-            (data) throws(SchemaError) in try Credential(jsonData: data, typeHint: kind)
+        guard let kind = item.type.flatMap(CredentialType.init(typeCode:)) else {
+            throw .wrongItemType(expected: Self.storedKind, item: ItemReference(item))
+        }
+        do {
+            try self.init(jsonData: item.data, typeHint: kind)
+        } catch {
+            throw error.attaching(ItemReference(item))
         }
     }
 
@@ -247,8 +259,8 @@ public struct Credential: SchemaItem {
     ///
     /// The result is for matching only; read the item with ``init(storeItem:)`` for its content.
     @_spi(Indexing) public init(indexing item: StoreItem) throws(SchemaError) {
-        guard let code = item.type, let kind = CredentialType(typeCode: code) else {
-            throw .wrongItemType(expected: "a credential (type 2000...2009)", item: ItemReference(item))
+        guard let kind = item.type.flatMap(CredentialType.init(typeCode:)) else {
+            throw .wrongItemType(expected: Self.storedKind, item: ItemReference(item))
         }
         do {
             try self.init(jsonObject: PayloadFields.object(from: item.data, building: Self.indexedFields), typeHint: kind)
