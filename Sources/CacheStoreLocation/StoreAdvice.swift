@@ -19,7 +19,7 @@ public enum StoreAdvice: Sendable, Hashable {
             self = .allowAccessGroup(group)
         case StoreLocationError.noDefaultLocation, SQLiteStoreError.notATokenCacheStore:
             self = .chooseAnotherStore
-        case SecretServiceError.noSessionBus:
+        case SecretServiceError.noSessionBus, SecretServiceError.libraryUnavailable:
             self = .useSQLiteWithKeyFile
         default:
             return nil

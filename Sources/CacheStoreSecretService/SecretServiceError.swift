@@ -29,8 +29,7 @@ public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .libraryUnavailable(let library, let reason):
             return "libsecret could not be loaded (tried \(library): \(reason)), so the Secret Service cannot be used; "
-                + "install it (`apt-get install libsecret-1-0` on Debian and Ubuntu, `dnf install libsecret` on Fedora), "
-                + "or use a SQLite store (sqlite:PATH), whose data keys are then kept in a key file (TOKENCACHE_KEY=file)"
+                + "install it (`apt-get install libsecret-1-0` on Debian and Ubuntu, `dnf install libsecret` on Fedora)"
         case .noSessionBus:
             return "no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist, "
                 + "so the Secret Service cannot be reached. Run inside your desktop session, or start one for this "

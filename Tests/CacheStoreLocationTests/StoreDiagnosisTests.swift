@@ -69,6 +69,7 @@ import Testing
         #expect(StoreAdvice(for: StoreLocationError.noDefaultLocation) == .chooseAnotherStore)
         #expect(StoreAdvice(for: SQLiteStoreError.notATokenCacheStore(path: "/p")) == .chooseAnotherStore)
         #expect(StoreAdvice(for: SecretServiceError.noSessionBus) == .useSQLiteWithKeyFile)
+        #expect(StoreAdvice(for: SecretServiceError.libraryUnavailable(library: "libsecret-1.so.0", reason: "absent")) == .useSQLiteWithKeyFile)
         #expect(StoreAdvice(for: CacheStoreError.noAccessGroups) == nil)
         #expect(StoreAdvice(for: StoreLocationError.invalidKeyPolicy("x")) == nil)
     }
@@ -77,10 +78,11 @@ import Testing
         let errors: [any Error] = [
             CacheStoreError.accessGroupNotAllowed("x", allowed: ["a"]), StoreLocationError.noDefaultLocation,
             SQLiteStoreError.notATokenCacheStore(path: "/p"), SecretServiceError.noSessionBus,
-            SecretServiceError.collectionNotFound("c"),
+            SecretServiceError.collectionNotFound("c"), SecretServiceError.libraryUnavailable(library: "l", reason: "r"),
         ]
         for error in errors {
-            #expect(!"\(error)".contains("--store") && !"\(error)".contains("--access-group"), "\(error)")
+            let text = "\(error)"
+            #expect(!text.contains("--store") && !text.contains("--access-group") && !text.contains("TOKENCACHE_"), "\(text)")
         }
     }
 }
