@@ -14,7 +14,7 @@ mode=${1:-write}
 doc=docs/architecture.md
 
 swift package dump-package 2>/dev/null | python3 -c '
-import json, sys
+import json, os, sys
 
 package = json.load(sys.stdin)
 targets = {}
@@ -29,7 +29,13 @@ for target in package["targets"]:
             dependencies.append("%s (%s)" % (value[0], value[1]))
         else:
             dependencies.append(value[0])
-    targets[target["name"]] = (target["type"], dependencies)
+    kind = target["type"]
+    # A regular target without Swift sources is a C shim.
+    folder = path or "Sources/" + target["name"]
+    if kind == "regular" and os.path.isdir(folder) and not any(
+            name.endswith(".swift") for _, _, names in os.walk(folder) for name in names):
+        kind = "system"
+    targets[target["name"]] = (kind, dependencies)
 
 # Layer = the longest chain of package dependencies below a module; layer 0 depends on no module
 # of the package.
