@@ -43,30 +43,27 @@ public struct SDKCacheLocation: Sendable, Hashable, CustomStringConvertible {
     public var layout: SDKCacheLayout
     public var place: Place
 
-    /// The selection that reads it: `secret-service:LAYOUT` or `file:LAYOUT`.
-    public var selection: SDKCacheSelection {
+    /// The place that was looked at.
+    public var searched: SDKCachePlace {
         switch place {
-        case .keyring: .secretService(layout)
-        case .file: .file(layout)
+        case .keyring(_, let keyringLayout): SDKCachePlace(layout: layout, kind: .keyring(keyringLayout))
+        case .file(let file, _): SDKCachePlace(layout: layout, kind: .file(file))
         }
     }
+
+    /// The selection that reads it: `secret-service:LAYOUT` or `file:LAYOUT`.
+    public var selection: SDKCacheSelection { searched.selection }
 
     /// Where it is, for messages: the keyring item's label, collection and attributes, or the file's
     /// path. Never any content.
     public var description: String {
-        switch place {
-        case .keyring(let item, let layout):
-            let attributes = layout.searchAttributes.map(\.description).joined(separator: ", ")
-            return "\(selection) [keyring item \(quotedKey(item.label)) in collection \(quotedKey(item.collection)); \(attributes)]"
-        case .file(let file, _):
-            return "\(selection) \(file.path)"
-        }
+        guard case .keyring(let item, let keyringLayout) = place else { return searched.description }
+        let attributes = keyringLayout.searchAttributes.map(\.description).joined(separator: ", ")
+        return "\(selection) [keyring item \(quotedKey(item.label)) in collection \(quotedKey(item.collection)); \(attributes)]"
     }
 
     var encoding: SDKCacheEncoding {
-        switch place {
-        case .keyring(_, let layout): layout.encoding
-        case .file: .rawJSON
-        }
+        guard case .keyring(_, let keyringLayout) = place else { return .rawJSON }
+        return keyringLayout.encoding
     }
 }
