@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "CacheStore", targets: ["CacheStore"]),
+        .library(name: "CacheStoreMemory", targets: ["CacheStoreMemory"]),
         .library(name: "CacheStoreSQLite", targets: ["CacheStoreSQLite"]),
         .library(name: "CacheStoreLocation", targets: ["CacheStoreLocation"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
@@ -23,8 +24,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
-        // The keychain-equivalent item store: items, queries, the protocol, the memory backend.
+        // The keychain-equivalent item store: items, queries, the protocol every backend keeps.
         .target(name: "CacheStore"),
+        // Files with mode 0600 and directories with 0700 from their creation: the store's, the key file, exports.
+        .target(name: "PrivateFiles"),
+        // The in-process backend: the contract's reference implementation, for tests and ephemeral caches.
+        .target(name: "CacheStoreMemory", dependencies: ["CacheStore"]),
 
         // SQLite, linked at build time behind a module map and pkg-config.
         .systemLibrary(
@@ -40,11 +45,11 @@ let package = Package(
         // Sealing payloads at rest (AES-GCM envelopes) and the data keys' sources; no storage engine.
         .target(
             name: "CacheStoreEncryption",
-            dependencies: ["CacheStore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CacheStore", "PrivateFiles", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
         // Backends: each knows the store contract and its engine, nothing of tokens.
-        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite", "CacheStoreEncryption"]),
+        .target(name: "CacheStoreSQLite", dependencies: ["CacheStore", "CSQLite", "CacheStoreEncryption", "PrivateFiles"]),
         // Items kept in the Secret Service (gnome-keyring, KWallet, KeePassXC), one keyring item per
         // (access group, account) partition; also the Secret Service source of SQLite data keys.
         .target(
@@ -55,10 +60,15 @@ let package = Package(
             ]
         ),
 
-        // Parses store specifications (`sqlite:PATH`, `memory`) and opens the backend they name.
+        // The one door to the backends: parses store specifications (`sqlite:PATH`, `memory`,
+        // `secret-service[:COLLECTION]`), opens the backend they name, diagnoses it, and adapts the
+        // Secret Service to the interchange's read-only keyring.
         .target(
             name: "CacheStoreLocation",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService"]
+            dependencies: [
+                "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService",
+                "TokenCacheInterchange",
+            ]
         ),
 
         // NSKeyedArchiver archives and binary property lists, read and written without Foundation's
@@ -80,12 +90,13 @@ let package = Package(
         .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheSchema"]),
 
         // Files in and out of the store: MSAL unified JSON (import and export), the MSAL.NET 2.x
-        // dictionary (import), keychain items; the payload view of `dump`.
+        // dictionary (import), the keychain-items format; the payload view of `dump`.
         .target(
             name: "TokenCacheInterchange",
             dependencies: [
                 "CacheStore",
                 "KeyedArchive",
+                "PrivateFiles",
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -102,9 +113,6 @@ let package = Package(
             dependencies: [
                 "CacheStore",
                 "CacheStoreLocation",
-                "CacheStoreSQLite",
-                "CacheStoreEncryption",
-                "CacheStoreSecretService",
                 "TokenCache",
                 "TokenCacheInterchange",
                 "TokenCacheSchema",
@@ -115,7 +123,7 @@ let package = Package(
         // A small program the tests start as real separate processes against one store.
         .executableTarget(
             name: "store-worker",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"],
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService", "TokenCacheInterchange"],
             path: "Tests/store-worker"
         ),
 
@@ -127,19 +135,22 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: ["CSQLite"], path: "Tests/TestSupport"),
-        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
+        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore", "CacheStoreMemory"]),
         // The store contract, run against every backend.
         .testTarget(
             name: "CacheStoreConformanceTests",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService"]
+            dependencies: ["CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService"]
         ),
         .testTarget(
             name: "CacheStoreSQLiteTests",
             dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CSQLite", "TestSupport", "store-worker"]
         ),
-        .testTarget(name: "CacheStoreLocationTests", dependencies: ["CacheStoreLocation"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive"]),
-        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "KeyedArchive", "TestSupport"]),
+        .testTarget(
+            name: "CacheStoreLocationTests",
+            dependencies: ["CacheStoreLocation", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService"]
+        ),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "TestSupport"]),
+        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "CacheStoreEncryptionTests", dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport"]),
         .testTarget(
             name: "CacheStoreSecretServiceTests",
@@ -150,16 +161,22 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenCacheTests",
-            dependencies: ["TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "TestSupport", "store-worker"]
+            dependencies: [
+                "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
+                "CacheStoreEncryption", "TokenCacheInterchange", "TestSupport", "store-worker",
+            ]
         ),
         .testTarget(
             name: "TokenCacheInterchangeTests",
-            dependencies: ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreSQLite", "TestSupport"]
+            dependencies: [
+                "TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
+                "CacheStoreSQLite", "TestSupport",
+            ]
         ),
         .testTarget(
             name: "tokencacheTests",
             dependencies: [
-                "TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreSQLite",
+                "TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
                 "CacheStoreLocation", "TokenCacheInterchange", "CacheStoreSecretService",
             ]
         ),

@@ -21,6 +21,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "CacheStore", package: tokencache),
+                .product(name: "CacheStoreMemory", package: tokencache),
                 .product(name: "CacheStoreSQLite", package: tokencache),
                 .product(name: "TokenCache", package: tokencache),
                 .product(name: "TokenCacheSchema", package: tokencache),

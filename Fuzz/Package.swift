@@ -31,7 +31,7 @@ let package = Package(
         fuzzTarget("FuzzADALNetV3", ["TokenCacheInterchange", "CacheStore"]),
         fuzzTarget("FuzzKeyedArchive", ["KeyedArchive", "TokenCacheSchema"]),
         fuzzTarget("FuzzUnifiedItem", ["TokenCacheSchema", "CacheStore"]),
-        fuzzTarget("FuzzKeychainItems", ["CacheStore"]),
+        fuzzTarget("FuzzKeychainItems", ["TokenCacheInterchange", "CacheStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,13 +10,13 @@
 #endif
 
 // SQLITE_TRANSIENT is a cast of -1 to a function pointer, which Swift cannot import as a macro.
-static inline sqlite3_destructor_type tokencache_sqlite_transient(void) {
+static inline sqlite3_destructor_type tc_sqlite_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
 // An acquire load of a 32-bit word another process may be writing (SQLite's shared-memory WAL
 // index, mapped read-only by the store to notice commits without a query).
-static inline unsigned int tokencache_load_acquire_u32(const void *address) {
+static inline unsigned int tc_load_acquire_u32(const void *address) {
     return __atomic_load_n((const unsigned int *)address, __ATOMIC_ACQUIRE);
 }
 
@@ -24,7 +24,7 @@ static inline unsigned int tokencache_load_acquire_u32(const void *address) {
 // documented in "WAL-Index Format"), reached through the public VFS interface. Valid while the
 // connection stays open. Reusing SQLite's mapping matters: opening and closing another descriptor
 // of the -shm file would drop the process's POSIX locks on it, SQLite's included.
-static inline const void *tokencache_wal_index(sqlite3 *db) {
+static inline const void *tc_wal_index(sqlite3 *db) {
     sqlite3_file *file = 0;
     if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK) return 0;
     if (file == 0 || file->pMethods == 0 || file->pMethods->iVersion < 2 || file->pMethods->xShmMap == 0) return 0;
@@ -36,7 +36,7 @@ static inline const void *tokencache_wal_index(sqlite3 *db) {
 // Renames `from` to `to` unless `to` exists (renameat2 with RENAME_NOREPLACE): the store's
 // publication step where the file system has no hard links. Returns 0, or -1 with errno set
 // (ENOSYS where the system has no such call).
-static inline int tokencache_rename_noreplace(const char *from, const char *to) {
+static inline int tc_rename_noreplace(const char *from, const char *to) {
 #if defined(__linux__) && defined(SYS_renameat2)
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* RENAME_NOREPLACE */);
 #else

@@ -2,7 +2,7 @@ extension CacheStoreError: CategorizedError {
     public var category: ErrorCategory {
         switch self {
         case .accessGroupNotAllowed: .permission
-        case .noAccessGroups, .invalidItem, .invalidSpecification: .badInput
+        case .noAccessGroups, .invalidItem: .badInput
         }
     }
 }

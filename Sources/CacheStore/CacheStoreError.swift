@@ -9,21 +9,16 @@ public enum CacheStoreError: Error, Sendable, CustomStringConvertible {
     case noAccessGroups
     /// An item that cannot be stored, e.g. a `data` over the backend's limit; `reason` says which.
     case invalidItem(reason: String)
-    /// The specification of a store (`--store`, `TOKENCACHE_STORE`) cannot be understood.
-    case invalidSpecification(String, reason: String)
 
     public var description: String {
         switch self {
         case .accessGroupNotAllowed(let group, let allowed):
             let list = allowed.map { "'\($0)'" }.joined(separator: ", ")
-            return "access group '\(group)' is not one this store was opened for (\(list)); "
-                + "add it with --access-group or TOKENCACHE_ACCESS_GROUPS"
+            return "access group '\(group)' is not one this store was opened for (\(list))"
         case .noAccessGroups:
             return "a store must be opened for at least one access group"
         case .invalidItem(let reason):
             return "invalid item: \(reason)"
-        case .invalidSpecification(let spec, let reason):
-            return "cannot use store '\(spec)': \(reason)"
         }
     }
 }

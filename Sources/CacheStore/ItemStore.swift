@@ -25,16 +25,6 @@ public protocol ItemStore: AnyObject, Sendable {
     @discardableResult
     func apply(_ batch: [StoreOperation]) throws -> BatchResult
 
-    /// Applies the batch as ``apply(_:)`` does, but only when nothing was committed since `stamp`
-    /// (a value ``changeStamp()`` returned); otherwise changes nothing and returns `nil`.
-    ///
-    /// This is how a read-modify-write of an item that several writers update (an app's account
-    /// metadata, say) stays correct with other threads and processes writing: read, plan, apply if
-    /// unchanged, else read again. Backends check the stamp atomically with the commit; the default
-    /// implementation, for backends that cannot, checks just before it.
-    @discardableResult
-    func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult?
-
     /// Lets `plan` read the store and choose a batch, and applies that batch with no other commit
     /// in between: a read-modify-write that many threads and processes can run at once without
     /// undoing each other's changes, and without starving under contention.
@@ -42,7 +32,8 @@ public protocol ItemStore: AnyObject, Sendable {
     /// `plan` is given the current change stamp and a function returning every item of the store's
     /// groups (call it only if the stamp says your copy is stale); it must not call the store. An
     /// empty batch writes nothing. Backends hold their write lock while `plan` runs (other writers
-    /// wait; readers do not); the default implementation retries ``apply(_:ifUnchangedSince:)``.
+    /// wait; readers do not); the default implementation, for backends that cannot, plans, checks
+    /// the stamp just before applying, and plans again when another commit came first.
     @discardableResult
     func applyPlanned(
         _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
@@ -100,13 +91,6 @@ extension ItemStore {
 
     public func removeDamagedItems() throws -> Int { 0 }
 
-    /// Checks the stamp, then applies the batch: not atomic, for backends that cannot do better.
-    @discardableResult
-    public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
-        guard try changeStamp() == stamp else { return nil }
-        return try apply(batch)
-    }
-
     /// Plans on the current content and applies if nothing was committed since, else plans again;
     /// after 200 attempts, applies the last plan regardless.
     @discardableResult
@@ -117,7 +101,8 @@ extension ItemStore {
             let stamp = try changeStamp()
             let batch = try plan(stamp) { try allItems() }
             if batch.isEmpty { return BatchResult() }
-            if let result = try apply(batch, ifUnchangedSince: stamp) { return result }
+            // Not atomic with the commit: the best a backend without a write lock can do.
+            if try changeStamp() == stamp { return try apply(batch) }
         }
         return try apply(try plan(try changeStamp()) { try allItems() })
     }

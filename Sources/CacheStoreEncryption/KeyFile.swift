@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PrivateFiles
 
 /// Data keys kept in a private file beside the store (`<store>.key`), for machines where no Secret
 /// Service runs.
@@ -177,16 +170,11 @@ public struct KeyFile: DataKeySource {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var contents = (try? encoder.encode(Document(format: "tokencache-data-keys", version: 1, keys: keys))) ?? Data()
         defer { contents.resetBytes(in: 0..<contents.count) }
-        let temporary = path + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .keyFile(path: path, reason: "cannot create it: \(String(cString: strerror(errno)))") }
-        let written = contents.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == contents.count, synced else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .keyFile(path: path, reason: "cannot write it: \(reason)")
+        let temporary = PrivateFiles.temporaryName(beside: path, tag: "new")
+        do {
+            try PrivateFiles.create(temporary, containing: contents)
+        } catch {
+            throw .keyFile(path: path, reason: "cannot \(error.operation) it: \(error.reason)")
         }
         if isNew {
             // link(2) fails if another process created the file meanwhile: never overwrite someone's key.

@@ -18,13 +18,13 @@ public enum KeyPolicy: String, Sendable, Hashable, CaseIterable {
     case file
 
     /// Parses `TOKENCACHE_KEY`; unset or empty is ``auto``.
-    public init(environment: [String: String]) throws(CacheStoreError) {
+    public init(environment: [String: String]) throws(StoreLocationError) {
         guard let text = environment["TOKENCACHE_KEY"], !text.isEmpty else {
             self = .auto
             return
         }
         guard let policy = KeyPolicy(rawValue: text) else {
-            throw .invalidSpecification("TOKENCACHE_KEY=\(text)", reason: "known key sources are auto, secret-service and file")
+            throw .invalidKeyPolicy(text)
         }
         self = policy
     }
@@ -47,7 +47,7 @@ public struct KeySelection: Sendable {
     ///   Secret Service cannot be used.
     public static func choose(
         for path: String, policy: KeyPolicy, environment: [String: String],
-        notice: @escaping @Sendable (String) -> Void
+        notice: (@Sendable (String) -> Void)?
     ) throws -> KeySelection {
         let keyFile = KeyFile(path: path + ".key", notice: notice)
         if policy == .file {

@@ -24,19 +24,34 @@ public struct StoreEnvironment: Sendable {
     }
 
     /// The default SQLite file, or an error when neither `XDG_DATA_HOME` nor `HOME` gives a place.
-    public func defaultSQLitePath() throws(CacheStoreError) -> String {
+    public func defaultSQLitePath() throws(StoreLocationError) -> String {
         if let data = variables["XDG_DATA_HOME"], data.hasPrefix("/") {
             return data + "/tokencache/cache.sqlite"
         }
         guard let home = variables["HOME"], home.hasPrefix("/") else {
-            throw .invalidSpecification(
-                "default", reason: "neither XDG_DATA_HOME nor HOME is an absolute path; pass --store sqlite:PATH")
+            throw .noDefaultLocation
         }
         return home + "/.local/share/tokencache/cache.sqlite"
     }
 
+    /// Where the choice of store came from.
+    public enum Origin: Sendable, Hashable {
+        /// The caller's own setting (the CLI's `--store`).
+        case given
+        /// `TOKENCACHE_STORE`.
+        case environment
+        /// The default SQLite file.
+        case `default`
+    }
+
+    /// Where ``specification(flag:)`` takes the store from.
+    public func origin(flag: String?) -> Origin {
+        if flag != nil { return .given }
+        return variables["TOKENCACHE_STORE"].map { !$0.isEmpty } == true ? .environment : .default
+    }
+
     /// The store to open: `flag` if given, else `TOKENCACHE_STORE`, else the default SQLite file.
-    public func specification(flag: String?) throws(CacheStoreError) -> StoreSpecification {
+    public func specification(flag: String?) throws(StoreLocationError) -> StoreSpecification {
         if let text = flag ?? variables["TOKENCACHE_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) {
             return try StoreSpecification(parsing: text, currentDirectory: currentDirectory)
         }

@@ -1,5 +1,6 @@
 import CacheStore
 import CacheStoreEncryption
+import CacheStoreMemory
 import CacheStoreSQLite
 import CacheStoreSecretService
 import Foundation
@@ -13,13 +14,16 @@ public enum StoreOpener {
     /// store). Secret Service stores fail on a locked collection unless a display is available for
     /// the keyring's unlock prompt.
     ///
-    /// Throws the backend's own error (e.g. ``SQLiteStoreError``, ``SecretServiceError``,
-    /// ``EncryptionError``) when it cannot be opened.
+    /// - Parameter notice: receives the one-time sentence a program should show its user when a key
+    ///   file is created for a SQLite store (the Secret Service could not keep the key); `nil`
+    ///   drops it.
+    /// - Throws: the backend's own error (e.g. ``SQLiteStoreError``, ``SecretServiceError``,
+    ///   ``EncryptionError``) when it cannot be opened.
     public static func open(
         _ specification: StoreSpecification,
         accessGroups: AccessGroups,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        notice: @escaping @Sendable (String) -> Void = StoreOpener.printNotice
+        notice: (@Sendable (String) -> Void)? = nil
     ) throws -> any ItemStore {
         switch specification {
         case .sqlite(let path):
@@ -41,10 +45,5 @@ public enum StoreOpener {
     public static func unlockPolicy(_ environment: [String: String]) -> UnlockPolicy {
         let graphical = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
         return graphical ? .prompt : .fail
-    }
-
-    /// Writes a notice to stderr as one `tokencache: note:` line.
-    public static let printNotice: @Sendable (String) -> Void = { message in
-        FileHandle.standardError.write(Data("tokencache: note: \(message)\n".utf8))
     }
 }

@@ -16,7 +16,7 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
     /// Parses the written form.
     ///
     /// - Parameter currentDirectory: where a relative SQLite path starts.
-    public init(parsing text: String, currentDirectory: String) throws(CacheStoreError) {
+    public init(parsing text: String, currentDirectory: String) throws(StoreLocationError) {
         if text == "memory" {
             self = .memory
             return
@@ -41,7 +41,7 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
             self = .sqlite(path: path.hasPrefix("/") ? path : currentDirectory + "/" + path)
             return
         }
-        throw .invalidSpecification(text, reason: "known stores are sqlite:PATH and memory, and secret-service[:COLLECTION]")
+        throw .invalidSpecification(text, reason: "known stores are sqlite:PATH, memory and secret-service[:COLLECTION]")
     }
 
     public var description: String {

@@ -70,7 +70,7 @@ final class SQLiteConnection: @unchecked Sendable {
 
     /// SQLite's mapping of the WAL index's first region, or `nil` (see ``WALIndexWatcher``).
     var walIndexRegion: UnsafeRawPointer? {
-        tokencache_wal_index(handle).map { UnsafeRawPointer($0) }
+        tc_wal_index(handle).map { UnsafeRawPointer($0) }
     }
 
     /// The descriptor SQLite reads the database (or, with `journal`, its write-ahead log) through,

@@ -24,10 +24,10 @@ final class SQLiteStatement {
         var value = value
         return value.withUTF8 { buffer in
             guard let base = buffer.baseAddress, buffer.count > 0 else {
-                return sqlite3_bind_text(handle, index, "", 0, tokencache_sqlite_transient())
+                return sqlite3_bind_text(handle, index, "", 0, tc_sqlite_transient())
             }
             return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                sqlite3_bind_text(handle, index, $0, Int32(buffer.count), tokencache_sqlite_transient())
+                sqlite3_bind_text(handle, index, $0, Int32(buffer.count), tc_sqlite_transient())
             }
         }
     }
@@ -45,7 +45,7 @@ final class SQLiteStatement {
         guard let value else { return sqlite3_bind_null(handle, index) }
         if value.isEmpty { return sqlite3_bind_zeroblob(handle, index, 0) }
         return value.withUnsafeBytes { buffer in
-            sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), tokencache_sqlite_transient())
+            sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), tc_sqlite_transient())
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a SQLite store could not be opened or used.
 public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
     /// SQLite reported an error.
@@ -20,8 +22,7 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         case .cannotCreate(let path, let code):
             return "cannot create \(path): \(String(cString: strerror(code)))"
         case .notATokenCacheStore(let path):
-            return "\(path) is a SQLite database of another program, not a tokencache store; "
-                + "choose another path with --store sqlite:PATH"
+            return "\(path) is a SQLite database of another program, not a tokencache store (the file was left unchanged)"
         case .unsafeFile(let path, let problem, let fix):
             return "refusing to use \(path): \(problem), so someone else could have planted or altered it; \(fix)"
         case .newerSchema(let path, let found, let supported):
@@ -30,11 +31,3 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,13 +1,6 @@
 import CSQLite
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PrivateFiles
 
 /// Creates the store's directory (0700) and files (0600) with those modes from the first moment.
 ///
@@ -19,7 +12,12 @@ enum SecureFile {
     /// directory is left as it is.
     static func prepareDirectory(for path: String) throws(SQLiteStoreError) {
         let parent = (path as NSString).deletingLastPathComponent
-        if !parent.isEmpty { try makeDirectories(parent) }
+        guard !parent.isEmpty else { return }
+        do {
+            try PrivateFiles.makeDirectories(parent)
+        } catch {
+            throw .cannotCreate(path: error.path, errno: error.code)
+        }
     }
 
     /// Whether something (a file, or anything else) exists at `path`.
@@ -31,17 +29,16 @@ enum SecureFile {
     /// Creates a new, empty file beside `path` (mode 0600, a name no other process uses) and returns
     /// its path. The name starts with `.NAME.creating-`, so leftovers are recognisable.
     static func createTemporary(beside path: String) throws(SQLiteStoreError) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
         for _ in 0..<16 {
-            let candidate = (directory.isEmpty ? "" : directory + "/")
-                + ".\(name).creating-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
-            let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if fd >= 0 {
-                close(fd)
+            let candidate = PrivateFiles.temporaryName(beside: path, tag: "creating")
+            do {
+                try PrivateFiles.create(candidate, containing: Data())
                 return candidate
+            } catch where error.code == EEXIST {
+                continue
+            } catch {
+                throw .cannotCreate(path: candidate, errno: error.code)
             }
-            if errno != EEXIST { throw .cannotCreate(path: candidate, errno: errno) }
         }
         throw .cannotCreate(path: path, errno: EEXIST)
     }
@@ -57,12 +54,11 @@ enum SecureFile {
         let linkError = errno
         if linkError == EEXIST { return false }
         if linkError == EPERM || linkError == EOPNOTSUPP || linkError == EMLINK || linkError == ENOSYS {
-            if tokencache_rename_noreplace(temporary, path) == 0 { return true }
+            if tc_rename_noreplace(temporary, path) == 0 { return true }
             if errno == EEXIST { return false }
         }
         throw .cannotCreate(path: path, errno: linkError)
     }
-
 
     /// Removes creation leftovers of `path` (`.NAME.creating-*`) older than `age` seconds: files a
     /// creator killed mid-creation left behind. Younger ones may belong to a creator still at work.
@@ -82,18 +78,6 @@ enum SecureFile {
             if now - modified.timeIntervalSince1970 > age {
                 for suffix in ["", "-wal", "-shm", "-journal"] { unlink(candidate + suffix) }
             }
-        }
-    }
-
-    private static func makeDirectories(_ directory: String) throws(SQLiteStoreError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
-            return
-        }
-        let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty && parent != directory { try makeDirectories(parent) }
-        if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw .cannotCreate(path: directory, errno: errno)
         }
     }
 }

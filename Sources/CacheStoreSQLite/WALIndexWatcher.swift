@@ -5,7 +5,7 @@ import CSQLite
 ///
 /// The header layout is SQLite's documented file format ("WAL-Index Format"): `iVersion` (3007000)
 /// at byte 0, `iChange` (incremented by every commit) at 8, `mxFrame` at 16, the WAL salts at 32
-/// and 36. The watcher reads SQLite's own mapping of that region (see `tokencache_wal_index`) and
+/// and 36. The watcher reads SQLite's own mapping of that region (see `tc_wal_index`) and
 /// compares those words with the ones seen last: equal words mean no commit in between, so the
 /// caller may skip `PRAGMA data_version`. It only ever says "maybe changed" or "unchanged": a false
 /// alarm costs one query, and anything unexpected (no mapping, another header version) disables it.
@@ -30,7 +30,7 @@ struct WALIndexWatcher {
     }
 
     private func word(_ offset: Int) -> UInt32 {
-        UInt32(tokencache_load_acquire_u32(header + offset))
+        UInt32(tc_load_acquire_u32(header + offset))
     }
 
     /// The header words as they are now.

@@ -29,14 +29,12 @@ public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .libraryUnavailable(let library, let reason):
             return "libsecret could not be loaded (tried \(library): \(reason)), so the Secret Service cannot be used; "
-                + "install it (`apt-get install libsecret-1-0` on Debian and Ubuntu, `dnf install libsecret` on Fedora), "
-                + "or use a SQLite store (sqlite:PATH), whose data keys are then kept in a key file (TOKENCACHE_KEY=file)"
+                + "install it (`apt-get install libsecret-1-0` on Debian and Ubuntu, `dnf install libsecret` on Fedora)"
         case .noSessionBus:
             return "no D-Bus session: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist, "
                 + "so the Secret Service cannot be reached. Run inside your desktop session, or start one for this "
                 + "shell with `dbus-run-session -- $SHELL` and unlock a keyring in it "
-                + "(`printf '%s' PASSWORD | gnome-keyring-daemon --unlock --components=secrets`); or use "
-                + "--store sqlite:PATH with TOKENCACHE_KEY=file"
+                + "(`printf '%s' PASSWORD | gnome-keyring-daemon --unlock --components=secrets`)"
         case .sessionBusUnreachable(let address, let message):
             return "cannot connect to the D-Bus session bus at \(address) (\(message)); check DBUS_SESSION_BUS_ADDRESS "
                 + "names the running session, or start one with `dbus-run-session -- $SHELL`"
@@ -44,8 +42,8 @@ public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
             return "no Secret Service runs on the D-Bus session bus (\(message)); start a keyring daemon, e.g. "
                 + "`gnome-keyring-daemon --start --components=secrets`, or install gnome-keyring or KeePassXC"
         case .collectionNotFound(let name):
-            return "the Secret Service has no collection '\(name)'; use secret-service (the default collection), "
-                + "secret-service:session, or create the collection in your keyring manager (e.g. Seahorse)"
+            return "the Secret Service has no collection '\(name)'; use the default collection, the session "
+                + "collection, or create the collection in your keyring manager (e.g. Seahorse)"
         case .collectionLocked(let name):
             return "the keyring collection '\(name)' is locked; unlock it (log in to the desktop, open your keyring "
                 + "manager, or run `gnome-keyring-daemon --unlock` with the password on stdin) and try again. "

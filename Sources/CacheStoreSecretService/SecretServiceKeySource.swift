@@ -1,6 +1,6 @@
+import CacheStore
 import CacheStoreEncryption
 import Foundation
-import Synchronization
 
 /// Data keys of the SQLite backend kept in the Secret Service: one keyring item per access group and
 /// key, so an access group is also a cryptographic boundary.
@@ -12,7 +12,7 @@ import Synchronization
 public final class SecretServiceKeySource: DataKeySource {
     public let collection: String
     public let unlock: UnlockPolicy
-    private let connection = Mutex<SecretServiceConnection?>(nil)
+    private let connection = StateLock<SecretServiceConnection?>(nil)
 
     public init(collection: String = "default", unlock: UnlockPolicy = .fail) {
         self.collection = collection

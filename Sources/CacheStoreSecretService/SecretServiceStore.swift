@@ -1,6 +1,5 @@
 import CacheStore
 import Foundation
-import Synchronization
 
 /// A backend that keeps the store's items in the Secret Service (gnome-keyring, KWallet, KeePassXC).
 ///
@@ -85,9 +84,9 @@ public final class SecretServiceStore: ItemStore {
     }
 
     private let connection: SecretServiceConnection
-    private let state = Mutex(State())
+    private let state = StateLock(State())
     /// Tests inject failures here: called before each partition write with its index in the batch.
-    let faultInjection = Mutex<(@Sendable (Int) throws -> Void)?>(nil)
+    let faultInjection = StateLock<(@Sendable (Int) throws -> Void)?>(nil)
 
     /// Connects to the Secret Service and opens the collection (nothing is read until the first query).
     ///

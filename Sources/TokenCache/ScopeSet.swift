@@ -42,7 +42,7 @@ struct ScopeSet: Sendable, Hashable {
         if !ascii {
             var scopes: [String] = []
             for part in target.split(separator: " ") {
-                let scope = norm(String(part))
+                let scope = ItemKey.normalized(String(part))
                 if !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
             }
             packed = Array(scopes.joined(separator: " ").utf8)
@@ -80,7 +80,7 @@ struct ScopeSet: Sendable, Hashable {
         let part = Self.trimmed(raw)
         if part.isEmpty { return true }
         if part.contains(where: { $0 >= 0x80 }) {
-            let scope = norm(String(decoding: part, as: UTF8.self))
+            let scope = ItemKey.normalized(String(decoding: part, as: UTF8.self))
             return scope.isEmpty || Self.reserved.contains(scope) || normalized.contains(scope)
         }
         return Self.packedReserved.withUnsafeBufferPointer { Self.find(part, in: $0) }

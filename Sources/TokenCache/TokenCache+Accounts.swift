@@ -41,7 +41,7 @@ extension TokenCache {
     }
 
     func account(identifier: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
-        let home = norm(identifier)
+        let home = ItemKey.normalized(identifier)
         if let account = cachedAccount(homeAccountId: home, clientId: clientId, environment: environment, index: index) {
             return account
         }
@@ -56,14 +56,14 @@ extension TokenCache {
     }
 
     func account(username: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
-        let user = norm(username)
+        let user = ItemKey.normalized(username)
         for homeAccountId in index.homeAccountIds(withUsername: user) {
             if let account = cachedAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index) {
                 return account
             }
         }
         return legacyAccounts(clientId: clientId, environment: environment, excluding: [], index: index, users: [user])
-            .first { norm($0.username ?? "") == user }
+            .first { ItemKey.normalized($0.username ?? "") == user }
     }
 
     /// Accounts built from legacy ADAL refresh-token entries (MSAL's legacy accessor), without those
@@ -74,7 +74,7 @@ extension TokenCache {
         let aliases = environment.map { Set(configuration.clouds.aliases(for: $0)) }
         let familyId = clientId.map { familyIdForSignIn(clientId: $0, index: index) }
         let knownHomes = Set(unified.map(\.homeAccountId))
-        let knownUsers = Set(unified.compactMap { $0.username.map { norm($0) } })
+        let knownUsers = Set(unified.compactMap { $0.username.map { ItemKey.normalized($0) } })
         var result: [CachedAccount] = []
         let candidates = (users ?? Array(index.legacyTokensByUser.keys))
             .compactMap { index.legacyTokensByUser[$0] }
@@ -99,7 +99,7 @@ extension TokenCache {
                 }) == true { continue }
             }
             let claims = token.claims
-            let realm = norm(claims?["tid"]?.stringValue ?? token.authorityTenant)
+            let realm = ItemKey.normalized(claims?["tid"]?.stringValue ?? token.authorityTenant)
             let account = Account(
                 authorityType: .aad,
                 homeAccountId: home.isEmpty ? nil : home,
@@ -144,7 +144,7 @@ extension TokenCache {
         let aliases: [String]?
 
         init(clientId: String?, environment: String?, engine: TokenCache, index: CacheIndex) {
-            client = clientId.map { norm($0) }
+            client = clientId.map { ItemKey.normalized($0) }
             signInStates = clientId.flatMap { index.accountMetadata[$0]?.metadata.accounts }
             familyId = clientId.map { engine.familyIdForSignIn(clientId: $0, index: index) } ?? ""
             aliases = environment.map { engine.configuration.clouds.aliases(for: $0) }
@@ -219,8 +219,8 @@ extension TokenCache {
     /// The app metadata's family when an entry exists (none, when it names none), else "1" — the
     /// same choice as familyRefreshToken(homeAccountId:clientId:environment:).
     func familyIdForSignIn(clientId: String, index: CacheIndex) -> String {
-        if let metadata = index.appMetadata[norm(clientId)]?.first?.metadata {
-            return norm(metadata.familyId ?? "")
+        if let metadata = index.appMetadata[ItemKey.normalized(clientId)]?.first?.metadata {
+            return ItemKey.normalized(metadata.familyId ?? "")
         }
         return "1"
     }

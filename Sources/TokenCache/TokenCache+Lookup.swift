@@ -17,14 +17,14 @@ extension TokenCache {
     }
 
     func accessToken(_ query: AccessTokenQuery, in index: CacheIndex) throws -> FoundAccessToken? {
-        let homeAccountId = norm(query.homeAccountId)
+        let homeAccountId = ItemKey.normalized(query.homeAccountId)
         let realm = resolvedRealm(query.realm, homeAccountId: homeAccountId)
         let candidates: [IndexedCredential]
         if let realm {
             candidates = index.accessTokens[CacheIndex.AccessTokenKey(
-                homeAccountId: homeAccountId, clientId: norm(query.clientId), realm: realm)] ?? []
+                homeAccountId: homeAccountId, clientId: ItemKey.normalized(query.clientId), realm: realm)] ?? []
         } else {
-            let clientId = norm(query.clientId)
+            let clientId = ItemKey.normalized(query.clientId)
             candidates = index.accessTokens.lazy
                 .filter { $0.key.homeAccountId == homeAccountId && $0.key.clientId == clientId }
                 .flatMap(\.value)
@@ -32,12 +32,12 @@ extension TokenCache {
         guard !candidates.isEmpty else { return nil }
 
         let aliases = configuration.clouds.aliases(for: query.environment)
-        let tokenType = norm(query.tokenType ?? "bearer")
-        let keyId = norm(query.keyId ?? "")
+        let tokenType = ItemKey.normalized(query.tokenType ?? "bearer")
+        let keyId = ItemKey.normalized(query.keyId ?? "")
         // Requested claims match when both are blank or both are exactly equal (IndexedCredential
         // keeps blank claims as nil).
         let claims = query.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
-        let applicationIdentifier = norm(query.applicationIdentifier ?? "")
+        let applicationIdentifier = ItemKey.normalized(query.applicationIdentifier ?? "")
         let now = self.now
         let deadline = now + configuration.expirationBuffer
 
@@ -79,8 +79,8 @@ extension TokenCache {
 
     func refreshToken(_ query: RefreshTokenQuery, in index: CacheIndex) throws -> StoredCredential? {
         let aliases = query.environment.map { configuration.clouds.aliases(for: $0) }
-        let clientId = norm(query.clientId)
-        let familyId = query.familyId.map { norm($0) }
+        let clientId = ItemKey.normalized(query.clientId)
+        let familyId = query.familyId.map { ItemKey.normalized($0) }
         let kinds: (CredentialType, CredentialType?) =
             familyId == nil
             ? (.refreshToken, nil)
@@ -99,9 +99,9 @@ extension TokenCache {
         }
         switch query.subject {
         case .homeAccountId(let id):
-            if let token = search(norm(id)) { return StoredCredential(token) }
+            if let token = search(ItemKey.normalized(id)) { return StoredCredential(token) }
         case .username(let username):
-            for homeAccountId in index.homeAccountIds(withUsername: norm(username)) {
+            for homeAccountId in index.homeAccountIds(withUsername: ItemKey.normalized(username)) {
                 if let token = search(homeAccountId) { return StoredCredential(token) }
             }
         }
@@ -112,11 +112,11 @@ extension TokenCache {
     /// (resource-less) entry of the app, or with a family id the `foci-<id>` entry, of the user.
     private func legacyRefreshToken(_ query: RefreshTokenQuery, in index: CacheIndex) -> StoredCredential? {
         let aliases = query.environment.map { Set(configuration.clouds.aliases(for: $0)) }
-        let clientId = query.familyId.map { LegacyCacheKey.familyClientIdPrefix + norm($0) } ?? norm(query.clientId)
+        let clientId = query.familyId.map { LegacyCacheKey.familyClientIdPrefix + ItemKey.normalized($0) } ?? ItemKey.normalized(query.clientId)
         for user in legacyUserIds(for: query.subject, in: index) {
             let match = (index.legacyTokensByUser[user] ?? []).first { token in
                 token.hasRefreshToken && token.item.resource == nil
-                    && norm(token.item.clientId) == clientId
+                    && ItemKey.normalized(token.item.clientId) == clientId
                     && (aliases?.contains(token.environment) ?? true)
             }
             if let match { return StoredCredential(refreshTokenOf: match) }
@@ -129,9 +129,9 @@ extension TokenCache {
     func legacyUserIds(for subject: RefreshTokenQuery.Subject, in index: CacheIndex) -> [String] {
         switch subject {
         case .username(let username):
-            return [norm(username)]
+            return [ItemKey.normalized(username)]
         case .homeAccountId(let id):
-            let home = norm(id)
+            let home = ItemKey.normalized(id)
             var users: [String] = []
             for account in index.accounts(homeAccountId: home) {
                 if let username = account.username, !users.contains(username) { users.append(username) }
@@ -168,10 +168,10 @@ extension TokenCache {
     }
 
     func idToken(homeAccountId: String, clientId: String, environment: String, realm: String?, in index: CacheIndex) throws -> StoredCredential? {
-        let home = norm(homeAccountId)
+        let home = ItemKey.normalized(homeAccountId)
         let aliases = configuration.clouds.aliases(for: environment)
         let realm = resolvedRealm(realm, homeAccountId: home)
-        let client = norm(clientId)
+        let client = ItemKey.normalized(clientId)
         let matches = (index.idTokens[home] ?? []).filter {
             $0.clientId == client && aliases.contains($0.environment) && (realm == nil || $0.realm == realm)
         }
@@ -192,7 +192,7 @@ extension TokenCache {
     /// The app metadata entry of a client: in any environment when `environment` is `nil`, else the
     /// one under the alias searched first.
     func appMetadataEntry(clientId: String, environment: String?, in index: CacheIndex) -> IndexedAppMetadata? {
-        guard let entries = index.appMetadata[norm(clientId)] else { return nil }
+        guard let entries = index.appMetadata[ItemKey.normalized(clientId)] else { return nil }
         guard let environment else { return entries.first }
         let aliases = configuration.clouds.aliases(for: environment)
         return entries.min { (aliases.firstIndex(of: $0.environment) ?? .max) < (aliases.firstIndex(of: $1.environment) ?? .max) }
@@ -210,7 +210,7 @@ extension TokenCache {
     /// the home tenant (the `utid` of `homeAccountId`) is a UUID.
     func resolvedRealm(_ realm: String?, homeAccountId: String) -> String? {
         guard let realm else { return nil }
-        let normalized = norm(realm)
+        let normalized = ItemKey.normalized(realm)
         guard normalized == "common" || normalized == "organizations" || normalized == "consumers",
             let dot = homeAccountId.lastIndex(of: ".")
         else { return normalized }

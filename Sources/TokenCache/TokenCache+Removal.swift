@@ -43,8 +43,8 @@ extension TokenCache {
     }
 
     private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool, on index: CacheIndex) throws -> ([StoreOperation], RemovalResult) {
-        let home = norm(homeAccountId)
-        let client = clientId.map(norm)
+        let home = ItemKey.normalized(homeAccountId)
+        let client = clientId.map(ItemKey.normalized)
         let credentials = (index.credentialsByHomeAccount[home] ?? []).filter { wipe || $0.clientId == client }
         var deleted = credentials.map(\.identity)
         if wipe { deleted += index.accounts(homeAccountId: home).map(\.identity) }

@@ -85,7 +85,7 @@ extension TokenCache {
         }
 
         if let accessToken = response.accessToken {
-            let tokenType = response.tokenType.flatMap { norm($0) == "bearer" ? nil : $0 }
+            let tokenType = response.tokenType.flatMap { ItemKey.normalized($0) == "bearer" ? nil : $0 }
             guard let expiresIn = response.expiresIn else {
                 throw TokenCacheError.invalidTokenResponse("'expires_in' is missing, so the access token's lifetime is unknown")
             }
@@ -113,7 +113,7 @@ extension TokenCache {
             for old in index.accessTokens[newToken.accessTokenKey] ?? []
             where old.credentialType == credential.credentialType
                 && configuration.clouds.areAliases(old.environment, environment)
-                && old.applicationIdentifier == norm(request.applicationIdentifier ?? "")
+                && old.applicationIdentifier == ItemKey.normalized(request.applicationIdentifier ?? "")
                 && old.scopes.intersects(newToken.scopes)
                 && old.identity != newToken.identity
             {
@@ -196,7 +196,7 @@ extension TokenCache {
     private func merged(_ account: Account, over index: CacheIndex) -> Account {
         let key = account.key
         guard
-            let old = index.accounts(homeAccountId: norm(account.homeAccountId ?? "")).first(where: {
+            let old = index.accounts(homeAccountId: ItemKey.normalized(account.homeAccountId ?? "")).first(where: {
                 $0.identity.account == key.account && $0.identity.service == key.service && $0.identity.type == key.type
             })
         else { return account }

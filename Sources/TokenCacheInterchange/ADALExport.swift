@@ -20,11 +20,11 @@ enum ADALExport {
         for item in items {
             switch try? UnifiedItem(item) {
             case .account(let account)?:
-                let home = norm(account.homeAccountId ?? "")
+                let home = ItemKey.normalized(account.homeAccountId ?? "")
                 // The home tenant's record names the user best; any record will do otherwise.
-                if accounts[home] == nil || account.realm.map({ home.hasSuffix("." + norm($0)) }) == true { accounts[home] = account }
+                if accounts[home] == nil || account.realm.map({ home.hasSuffix("." + ItemKey.normalized($0)) }) == true { accounts[home] = account }
             case .credential(let credential)? where credential.credentialType == .accessToken && !credential.isTombstone:
-                let key = norm(credential.homeAccountId ?? "") + "|" + norm(credential.clientId ?? "")
+                let key = ItemKey.normalized(credential.homeAccountId ?? "") + "|" + ItemKey.normalized(credential.clientId ?? "")
                 if accessTokenTargets[key] == nil, let target = credential.target { accessTokenTargets[key] = target }
             case .credential(let credential)? where credential.credentialType == .refreshToken && !credential.isTombstone:
                 // Family copies are keyed by the family, not the app: ADAL.NET has no such entry.
@@ -44,15 +44,15 @@ enum ADALExport {
         var seen = Set<String>()
         func add(_ entry: ADALNetV3Blob.Entry, user: String) {
             // MSAL.NET's ADAL key ignores the resource: one entry per authority, client and user.
-            let identity = [norm(entry.authority), entry.clientId.lowercased(), norm(user)].joined(separator: "|")
+            let identity = [ItemKey.normalized(entry.authority), entry.clientId.lowercased(), ItemKey.normalized(user)].joined(separator: "|")
             if seen.insert(identity).inserted { entries.append(entry) }
         }
         for credential in refreshTokens {
-            let home = norm(credential.homeAccountId ?? "")
+            let home = ItemKey.normalized(credential.homeAccountId ?? "")
             let account = accounts[home]
             let tenant = account?.realm ?? home.split(separator: ".").last.map(String.init) ?? "common"
             let environment = credential.environment ?? account?.environment ?? "login.microsoftonline.com"
-            let resource = resource(forTarget: accessTokenTargets[home + "|" + norm(credential.clientId ?? "")])
+            let resource = resource(forTarget: accessTokenTargets[home + "|" + ItemKey.normalized(credential.clientId ?? "")])
             let username = account?.username ?? ""
             var userInfo: JSONObject = [:]
             if !username.isEmpty { userInfo["DisplayableId"] = .string(username) }

@@ -124,7 +124,7 @@ struct MSALEntryReader {
             default:
                 continue
             }
-            guard let tenant = profile["tenantId"]?.stringValue, !tenant.isEmpty, norm(tenant) != norm(account.realm ?? "") else { continue }
+            guard let tenant = profile["tenantId"]?.stringValue, !tenant.isEmpty, ItemKey.normalized(tenant) != ItemKey.normalized(account.realm ?? "") else { continue }
             var copy = account
             copy.additionalFields["tenantProfiles"] = nil
             copy.realm = tenant

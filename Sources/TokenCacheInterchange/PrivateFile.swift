@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PrivateFiles
 
 /// Reads and writes files that hold tokens.
 public enum PrivateFile {
@@ -14,23 +7,16 @@ public enum PrivateFile {
     /// to disk, then renamed over `path`. Readers see the old content or the new, never a mix; the
     /// file is never readable by others, not even for a moment.
     public static func write(_ data: Data, to path: String) throws(InterchangeError) {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        let temporary = directory + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: lastError()) }
-        var failure: String?
+        let temporary = PrivateFiles.temporaryName(beside: URL(fileURLWithPath: path).path, tag: "tmp")
         do {
-            try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).write(contentsOf: data)
+            try PrivateFiles.create(temporary, containing: data)
         } catch {
-            failure = (error as NSError).localizedDescription
+            throw .cannotWrite(path: path, reason: error.reason)
         }
-        if failure == nil, fsync(descriptor) != 0 { failure = lastError() }
-        if close(descriptor) != 0, failure == nil { failure = lastError() }
-        if failure == nil, rename(temporary, path) != 0 { failure = lastError() }
-        if let failure {
+        if rename(temporary, path) != 0 {
+            let reason = lastError()
             unlink(temporary)
-            throw .cannotWrite(path: path, reason: failure)
+            throw .cannotWrite(path: path, reason: reason)
         }
     }
 

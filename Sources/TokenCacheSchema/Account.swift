@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Known fields are typed; unknown members (MSAL.NET's `wam_account_ids`, `account_source`, …) are
 /// kept in ``additionalFields`` and written back. A known field set to `nil` is removed.
-public struct Account: Sendable, Hashable {
+public struct Account: SchemaItem {
     /// The payload key of each known field.
     public enum Field {
         /// The `authority_type` member.
@@ -125,23 +125,9 @@ public struct Account: Sendable, Hashable {
         additionalFields = fields.remaining
     }
 
-    /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted); see ``init(jsonObject:)``.
-    public init(jsonData: Data) throws(SchemaError) {
-        try self.init(jsonObject: PayloadFields.object(from: jsonData))
-    }
-
-    /// Reads a stored account item (any type 1000...1004: MSAL.NET stores every account as 1003);
-    /// errors name the item.
-    public init(storeItem item: StoreItem) throws(SchemaError) {
-        guard let code = item.type, AccountType(typeCode: code) != nil else {
-            throw .wrongItemType(expected: "an account (type 1000...1004)", item: ItemReference(item))
-        }
-        do {
-            try self.init(jsonData: item.data)
-        } catch {
-            throw error.attaching(ItemReference(item))
-        }
-    }
+    /// Any type 1000...1004 (MSAL.NET stores every account as 1003, whatever its authority type).
+    public static func isStored(asType type: UInt32?) -> Bool { type.flatMap(AccountType.init(typeCode:)) != nil }
+    public static let storedKind = "an account (type 1000...1004)"
 
     /// The payload object: ``additionalFields`` overlaid with every known field; `nil` fields absent.
     public var jsonObject: JSONObject {
@@ -161,9 +147,6 @@ public struct Account: Sendable, Hashable {
         return object
     }
 
-    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes, every scalar a string.
-    public var jsonData: Data { jsonObject.payloadData }
-
     // MARK: - Key
 
     /// The keychain attributes: account `norm(home_account_id)-norm(environment)`, service
@@ -171,21 +154,18 @@ public struct Account: Sendable, Hashable {
     /// username), type `1000 + authority type` (1003 for MSSTS).
     public var key: ItemKey {
         ItemKey(
-            account: norm(homeAccountId ?? "") + "-" + norm(environment ?? ""),
-            service: norm(realm ?? ""),
-            generic: username.map { Data(norm($0).utf8) },
+            account: ItemKey.normalized(homeAccountId ?? "") + "-" + ItemKey.normalized(environment ?? ""),
+            service: ItemKey.normalized(realm ?? ""),
+            generic: username.map { Data(ItemKey.normalized($0).utf8) },
             type: authorityType.typeCode
         )
     }
 
-    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
-    ///
-    /// - Throws: ``SchemaError/invalidField(_:reason:item:)`` when ``authorityType`` is
-    ///   ``AccountType/other``: no reader would accept the item.
-    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
+    /// Throws ``SchemaError/invalidField(_:reason:item:)`` when ``authorityType`` is
+    /// ``AccountType/other``: no reader would accept the item.
+    public func checkStorable() throws(SchemaError) {
         guard authorityType != .other else {
             throw .invalidField(Field.authorityType, reason: "is 'Other', which no reader accepts; use MSSTS", item: key.reference)
         }
-        return key.storeItem(accessGroup: accessGroup, data: jsonData)
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// As in the Apple libraries the payload is rebuilt from these fields on every write: unknown
 /// members are **not** preserved.
-public struct AccountMetadata: Sendable, Hashable {
+public struct AccountMetadata: SchemaItem {
     /// The payload keys.
     public enum Field {
         /// The `client_id` member.
@@ -159,22 +159,8 @@ public struct AccountMetadata: Sendable, Hashable {
         return Entry(clientId: clientId, homeAccountId: storedHomeAccountId ?? homeAccountId, signInState: state, authorityMap: map)
     }
 
-    /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted).
-    public init(jsonData: Data) throws(SchemaError) {
-        try self.init(jsonObject: PayloadFields.object(from: jsonData))
-    }
-
-    /// Reads a stored account-metadata item (type 5001); errors name the item.
-    public init(storeItem item: StoreItem) throws(SchemaError) {
-        guard item.type == ItemTypeCode.accountMetadata else {
-            throw .wrongItemType(expected: "account metadata (type 5001)", item: ItemReference(item))
-        }
-        do {
-            try self.init(jsonData: item.data)
-        } catch {
-            throw error.attaching(ItemReference(item))
-        }
-    }
+    public static func isStored(asType type: UInt32?) -> Bool { type == ItemTypeCode.accountMetadata }
+    public static let storedKind = "account metadata (type 5001)"
 
     /// The payload object, rebuilt from the fields.
     public var jsonObject: JSONObject {
@@ -200,17 +186,9 @@ public struct AccountMetadata: Sendable, Hashable {
         return object
     }
 
-    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes at every depth.
-    public var jsonData: Data { jsonObject.payloadData }
-
     /// The keychain attributes: account `authority_map`, service = ``clientId`` as given (not
     /// normalized), no generic, type 5001.
     public var key: ItemKey {
         ItemKey(account: Self.keyAccount, service: clientId, generic: nil, type: ItemTypeCode.accountMetadata)
-    }
-
-    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
-    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
-        key.storeItem(accessGroup: accessGroup, data: jsonData)
     }
 }

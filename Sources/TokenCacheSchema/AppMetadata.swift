@@ -4,7 +4,7 @@ import Foundation
 /// An app-metadata item: whether a client is in a token family (FOCI).
 ///
 /// Unknown members are kept in ``additionalFields`` and written back.
-public struct AppMetadata: Sendable, Hashable {
+public struct AppMetadata: SchemaItem {
     /// The payload key of each known field.
     public enum Field {
         /// The `client_id` member.
@@ -43,22 +43,8 @@ public struct AppMetadata: Sendable, Hashable {
         self.init(clientId: clientId, environment: environment, familyId: familyId, additionalFields: fields.remaining)
     }
 
-    /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted).
-    public init(jsonData: Data) throws(SchemaError) {
-        try self.init(jsonObject: PayloadFields.object(from: jsonData))
-    }
-
-    /// Reads a stored app-metadata item (type 3001); errors name the item.
-    public init(storeItem item: StoreItem) throws(SchemaError) {
-        guard item.type == ItemTypeCode.appMetadata else {
-            throw .wrongItemType(expected: "app metadata (type 3001)", item: ItemReference(item))
-        }
-        do {
-            try self.init(jsonData: item.data)
-        } catch {
-            throw error.attaching(ItemReference(item))
-        }
-    }
+    public static func isStored(asType type: UInt32?) -> Bool { type == ItemTypeCode.appMetadata }
+    public static let storedKind = "app metadata (type 3001)"
 
     /// The payload object: ``additionalFields`` overlaid with the known fields; `nil` fields absent.
     public var jsonObject: JSONObject {
@@ -69,23 +55,15 @@ public struct AppMetadata: Sendable, Hashable {
         return object
     }
 
-    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes, every scalar a string.
-    public var jsonData: Data { jsonObject.payloadData }
-
     /// The keychain attributes: account = ``environment`` as is, service
     /// `appmetadata-norm(client_id)`, generic the UTF-8 of ``familyId`` (empty data for `""`,
     /// absent for `nil`), type 3001.
     public var key: ItemKey {
         ItemKey(
             account: environment ?? "",
-            service: "appmetadata-" + norm(clientId ?? ""),
+            service: "appmetadata-" + ItemKey.normalized(clientId ?? ""),
             generic: familyId.map { Data($0.utf8) },
             type: ItemTypeCode.appMetadata
         )
-    }
-
-    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
-    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
-        key.storeItem(accessGroup: accessGroup, data: jsonData)
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// - Parameter requestedClaims: the `requested_claims` string as stored.
 /// - Returns: e.g. `5a6ffbe`.
 public func requestedClaimsHash(_ requestedClaims: String) -> String {
-    let digest = SHA256.hash(data: Data(norm(requestedClaims).utf8))
+    let digest = SHA256.hash(data: Data(ItemKey.normalized(requestedClaims).utf8))
     let hex = digest.prefix(4).map { byte in
         let text = String(byte, radix: 16)
         return byte < 0x10 ? "0" + text : text

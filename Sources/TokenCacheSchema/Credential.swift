@@ -9,7 +9,7 @@ import Foundation
 /// removed from the payload.
 ///
 /// Timestamps are whole seconds since 1970, written as JSON strings of decimal digits.
-public struct Credential: Sendable, Hashable {
+public struct Credential: SchemaItem {
     /// The secret of a tombstone: an item the Apple libraries delete when they meet it.
     public static let tombstoneSecret = "<tombstone>"
 
@@ -178,7 +178,7 @@ public struct Credential: Sendable, Hashable {
     ///
     /// - Throws: ``SchemaError/missingField(_:item:)`` without `secret`;
     ///   ``SchemaError/invalidField(_:reason:item:)`` for a known field of the wrong kind.
-    public init(jsonObject: JSONObject, typeHint: CredentialType? = nil) throws(SchemaError) {
+    public init(jsonObject: JSONObject, typeHint: CredentialType?) throws(SchemaError) {
         var fields = PayloadFields(jsonObject)
         let typeName = try fields.string(Field.credentialType)
         guard let secret = try fields.string(Field.secret) else { throw .missingField(Field.secret, item: nil) }
@@ -222,18 +222,26 @@ public struct Credential: Sendable, Hashable {
         additionalFields = fields.remaining
     }
 
+    /// Reads a payload object that must name its `credential_type`.
+    public init(jsonObject: JSONObject) throws(SchemaError) {
+        try self.init(jsonObject: jsonObject, typeHint: nil)
+    }
+
     /// Reads a JSON payload (UTF-8, BOM and `\/` escapes accepted); see ``init(jsonObject:typeHint:)``.
-    public init(jsonData: Data, typeHint: CredentialType? = nil) throws(SchemaError) {
+    public init(jsonData: Data, typeHint: CredentialType?) throws(SchemaError) {
         try self.init(jsonObject: PayloadFields.object(from: jsonData), typeHint: typeHint)
     }
+
+    public static func isStored(asType type: UInt32?) -> Bool { type.flatMap(CredentialType.init(typeCode:)) != nil }
+    public static let storedKind = "a credential (type 2000...2009)"
 
     /// Reads a stored credential item; errors name the item.
     ///
     /// - Throws: ``SchemaError/wrongItemType(expected:item:)`` when the item's type is not a
     ///   credential code (2000...2009), or any payload error.
     public init(storeItem item: StoreItem) throws(SchemaError) {
-        guard let code = item.type, let kind = CredentialType(typeCode: code) else {
-            throw .wrongItemType(expected: "a credential (type 2000...2009)", item: ItemReference(item))
+        guard let kind = item.type.flatMap(CredentialType.init(typeCode:)) else {
+            throw .wrongItemType(expected: Self.storedKind, item: ItemReference(item))
         }
         do {
             try self.init(jsonData: item.data, typeHint: kind)
@@ -251,8 +259,8 @@ public struct Credential: Sendable, Hashable {
     ///
     /// The result is for matching only; read the item with ``init(storeItem:)`` for its content.
     @_spi(Indexing) public init(indexing item: StoreItem) throws(SchemaError) {
-        guard let code = item.type, let kind = CredentialType(typeCode: code) else {
-            throw .wrongItemType(expected: "a credential (type 2000...2009)", item: ItemReference(item))
+        guard let kind = item.type.flatMap(CredentialType.init(typeCode:)) else {
+            throw .wrongItemType(expected: Self.storedKind, item: ItemReference(item))
         }
         do {
             try self.init(jsonObject: PayloadFields.object(from: item.data, building: Self.indexedFields), typeHint: kind)
@@ -301,12 +309,9 @@ public struct Credential: Sendable, Hashable {
         return object
     }
 
-    /// The payload bytes: compact UTF-8 JSON, keys sorted by their bytes, every scalar a string.
-    public var jsonData: Data { jsonObject.payloadData }
-
     /// ``tokenType`` unless it is Bearer, the default no writer stores.
     private var storedTokenType: String? {
-        guard let tokenType, norm(tokenType) != "bearer" else { return nil }
+        guard let tokenType, ItemKey.normalized(tokenType) != "bearer" else { return nil }
         return tokenType
     }
 
@@ -320,8 +325,8 @@ public struct Credential: Sendable, Hashable {
         // id: keying such an RT as `refreshtoken---` would make every app's RT collide.
         let family = familyId.flatMap { $0.isBlank ? nil : $0 }
         let clientPart = family ?? clientId ?? ""
-        var id = credentialType.keyString + "-" + norm(clientPart) + "-" + norm(keyRealm ?? "")
-        if let keyApplicationIdentifier { id += "-" + norm(keyApplicationIdentifier) }
+        var id = credentialType.keyString + "-" + ItemKey.normalized(clientPart) + "-" + ItemKey.normalized(keyRealm ?? "")
+        if let keyApplicationIdentifier { id += "-" + ItemKey.normalized(keyApplicationIdentifier) }
         return id
     }
 
@@ -336,21 +341,17 @@ public struct Credential: Sendable, Hashable {
     /// only access tokens carry the token type and the application identifier. Other kinds use every
     /// field they have.
     public var key: ItemKey {
-        var service = credentialId + "-" + norm(keyTarget ?? "")
-        if let keyTokenType { service += "-" + norm(keyTokenType) }
+        var service = credentialId + "-" + ItemKey.normalized(keyTarget ?? "")
+        if let keyTokenType { service += "-" + ItemKey.normalized(keyTokenType) }
         if let requestedClaims, !requestedClaims.isBlank { service += "|" + requestedClaimsHash(requestedClaims) }
         return ItemKey(
-            account: norm(homeAccountId ?? "") + "-" + norm(environment ?? ""),
+            account: ItemKey.normalized(homeAccountId ?? "") + "-" + ItemKey.normalized(environment ?? ""),
             service: service,
             generic: Data(credentialId.utf8),
             type: credentialType.typeCode
         )
     }
 
-    /// The item to save in `accessGroup`: ``key`` with ``jsonData``.
-    public func storeItem(accessGroup: String) throws(SchemaError) -> StoreItem {
-        key.storeItem(accessGroup: accessGroup, data: jsonData)
-    }
 
     private var keyRealm: String? {
         switch credentialType {

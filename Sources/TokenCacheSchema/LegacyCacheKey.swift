@@ -34,7 +34,7 @@ public struct LegacyCacheKey: Sendable, Hashable {
 
     /// `kSecAttrAccount`.
     public var account: String {
-        let normalized = norm(userId ?? "")
+        let normalized = ItemKey.normalized(userId ?? "")
         return normalized.isEmpty ? "" : Base64URL.encode(normalized)
     }
 
@@ -42,8 +42,8 @@ public struct LegacyCacheKey: Sendable, Hashable {
     public var service: String {
         var prefix = Self.libraryString
         if let applicationIdentifier { prefix += "-" + Base64URL.encode(applicationIdentifier) }
-        let resourcePart = resource.flatMap { norm($0).isEmpty ? nil : Base64URL.encode(norm($0)) } ?? Self.nilResourceKey
-        return [prefix, Base64URL.encode(norm(authority)), resourcePart, Base64URL.encode(norm(clientId))].joined(separator: "|")
+        let resourcePart = resource.flatMap { ItemKey.normalized($0).isEmpty ? nil : Base64URL.encode(ItemKey.normalized($0)) } ?? Self.nilResourceKey
+        return [prefix, Base64URL.encode(ItemKey.normalized(authority)), resourcePart, Base64URL.encode(ItemKey.normalized(clientId))].joined(separator: "|")
     }
 
     /// `kSecAttrGeneric`.

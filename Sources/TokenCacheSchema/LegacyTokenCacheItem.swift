@@ -119,12 +119,12 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
         if let claims = idTokenClaims {
             for name in ["upn", "email", "sub", "oid", "unique_name", "altsecid"] {
                 if let value = claims[name]?.stringValue {
-                    let normalized: String = norm(value)
+                    let normalized: String = ItemKey.normalized(value)
                     if !normalized.isEmpty { return normalized }
                 }
             }
         }
-        let stored: String = norm(storedUserId ?? "")
+        let stored: String = ItemKey.normalized(storedUserId ?? "")
         return stored.isEmpty ? nil : stored
     }
 

@@ -1,14 +1,33 @@
 import Foundation
 
-/// Normalizes a key component the way the Apple libraries do (`msidNormalizedString`): trims
-/// whitespace and newlines at both ends, then lower-cases.
-///
-/// Every unified keychain key is built from normalized parts, while payloads keep the original text
-/// (`target`, `client_id`, `username` keep their case).
-///
-/// - Parameter string: the raw value, e.g. `" CONTOSO.COM\n"`.
-/// - Returns: the normalized value, e.g. `"contoso.com"`.
-public func norm(_ string: String) -> String {
+extension ItemKey {
+    /// Normalizes a key component the way the Apple libraries do (`msidNormalizedString`, the
+    /// schema's `norm()`): trims whitespace and newlines at both ends, then lower-cases.
+    ///
+    /// Every unified keychain key is built from normalized parts, while payloads keep the original
+    /// text (`target`, `client_id`, `username` keep their case).
+    ///
+    /// - Parameter string: the raw value, e.g. `" CONTOSO.COM\n"`.
+    /// - Returns: the normalized value, e.g. `"contoso.com"`.
+    public static func normalized(_ string: String) -> String {
+        normalizedKeyPart(string)
+    }
+
+    /// ``normalized(_:)-swift.type.method`` of an optional value; `nil` stays `nil`.
+    public static func normalized(_ string: String?) -> String? {
+        string.map { normalizedKeyPart($0) }
+    }
+}
+
+/// The schema's `norm()`, under its old name.
+@available(*, deprecated, renamed: "ItemKey.normalized(_:)")
+public func norm(_ string: String) -> String { normalizedKeyPart(string) }
+
+/// The schema's `norm()` of an optional value, under its old name.
+@available(*, deprecated, renamed: "ItemKey.normalized(_:)")
+public func norm(_ string: String?) -> String? { string.map { normalizedKeyPart($0) } }
+
+private func normalizedKeyPart(_ string: String) -> String {
     // Fast path: keys are almost always ASCII that is already lower-case and trimmed, and this runs
     // for every item the engine indexes and every field a lookup compares.
     let utf8 = string.utf8
@@ -61,10 +80,6 @@ private func asciiCase(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIICase {
     return upper == 0 ? .lowercase : .mixedCase
 }
 
-/// `norm(_:)` of an optional value; `nil` stays `nil`.
-public func norm(_ string: String?) -> String? {
-    string.map { norm($0) }
-}
 
 extension String {
     /// Whether the string is empty or only whitespace and newlines (`msidIsStringNilOrBlank`).

@@ -31,7 +31,7 @@ struct Accounts: ParsableCommand {
         let accounts: [CachedAccount] = try exitOnFailure {
             if let identifier {
                 let found = try cache.account(identifier: identifier, clientId: clientId, environment: environment)
-                return found.map { [$0] }?.filter { username == nil || norm($0.username ?? "") == norm(username!) } ?? []
+                return found.map { [$0] }?.filter { username == nil || ItemKey.normalized($0.username ?? "") == ItemKey.normalized(username!) } ?? []
             }
             if let username {
                 return try cache.account(username: username, clientId: clientId, environment: environment).map { [$0] } ?? []

@@ -36,7 +36,7 @@ struct Export: ParsableCommand {
             }
             let (data, report) = try exitOnFailure { try interchange.export(format) }
             printOutput(data)
-            FileHandle.standardError.write(Data(Import.list("skipped", report.skipped).utf8))
+            FileHandle.standardError.write(Data(issueLines("skipped", report.skipped).utf8))
             return
         }
         let report = try exitOnFailure { try interchange.export(format, toFile: output) }
@@ -44,7 +44,7 @@ struct Export: ParsableCommand {
         if report.kept > 0 || report.keptUnknownNodes > 0 {
             text += "; kept \(report.kept) entr\(report.kept == 1 ? "y" : "ies") and \(report.keptUnknownNodes) other node\(report.keptUnknownNodes == 1 ? "" : "s") of the file"
         }
-        text += ".\n" + Import.list("skipped", report.skipped)
+        text += ".\n" + issueLines("skipped", report.skipped)
         printOutput(Data(text.utf8))
     }
 }

@@ -19,7 +19,7 @@ func exitOnFailure<T>(_ body: () throws -> T) throws -> T {
     } catch let error as ExitCode {
         throw error
     } catch {
-        printError(String(describing: error))
+        printError(describe(error))
         throw ExitCode(status(for: error))
     }
 }
@@ -30,7 +30,7 @@ func resolvingArguments<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch {
-        printError(String(describing: error))
+        printError(describe(error))
         throw ExitCode(Status.usage)
     }
 }

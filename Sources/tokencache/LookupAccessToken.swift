@@ -16,11 +16,7 @@ struct LookupAccessToken: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: "The app's client id.")
-    var clientId: String
-
-    @Option(help: "The account's home account identifier (uid.utid).")
-    var account: String
+    @OptionGroup var app: AppAccountOptions
 
     @Option(help: "The scopes, space-separated, e.g. \"User.Read Mail.Read\".")
     var scopes: String
@@ -49,7 +45,7 @@ struct LookupAccessToken: ParsableCommand {
     func run() throws {
         let cache = try storeOptions.openCache()
         let query = AccessTokenQuery(
-            homeAccountId: account, environment: environment, realm: realm, clientId: clientId,
+            homeAccountId: app.account, environment: environment, realm: realm, clientId: app.clientId,
             scopes: scopes.split(separator: " ").map(String.init), tokenType: tokenType, keyId: keyId,
             requestedClaims: claims)
         guard let found = try exitOnFailure({ try cache.accessToken(query) }) else {

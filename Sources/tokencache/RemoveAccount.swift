@@ -14,11 +14,7 @@ struct RemoveAccount: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(help: "The app's client id.")
-    var clientId: String
-
-    @Option(help: "The account's home account identifier (uid.utid).")
-    var account: String
+    @OptionGroup var app: AppAccountOptions
 
     @Flag(help: "Remove the account's tokens for all apps and its account records.")
     var wipe = false
@@ -27,11 +23,11 @@ struct RemoveAccount: ParsableCommand {
         let cache = try storeOptions.openCache()
         let result = try exitOnFailure {
             wipe
-                ? try cache.wipeAccount(homeAccountId: account, clientId: clientId)
-                : try cache.removeAccount(homeAccountId: account, clientId: clientId)
+                ? try cache.wipeAccount(homeAccountId: app.account, clientId: app.clientId)
+                : try cache.removeAccount(homeAccountId: app.account, clientId: app.clientId)
         }
         var text = "Removed \(result.deleted.count) item\(result.deleted.count == 1 ? "" : "s")"
-        if result.markedSignedOut { text += "; \(account) is signed out of \(clientId)" }
+        if result.markedSignedOut { text += "; \(app.account) is signed out of \(app.clientId)" }
         printOutput(Data((text + ".\n").utf8))
     }
 }

@@ -28,7 +28,9 @@ struct StoreOptions: ParsableArguments {
         let (specification, groups) = try resolvingArguments {
             (try environment.specification(flag: store), try environment.accessGroups(flags: accessGroups))
         }
-        return try exitOnFailure { try StoreOpener.open(specification, accessGroups: groups) }
+        return try exitOnFailure {
+            try StoreOpener.open(specification, accessGroups: groups, notice: { printError("note: \($0)") })
+        }
     }
 
     /// Opens the store and the engine over it.

@@ -7,7 +7,8 @@ struct TokenCacheCommand: ParsableCommand {
         commandName: "tokencache",
         abstract: "Inspect and manage a unified MSAL/ADAL token cache.",
         discussion: """
-            The store is chosen with --store or TOKENCACHE_STORE (sqlite:PATH or memory); by default \
+            The store is chosen with --store or TOKENCACHE_STORE: sqlite:PATH, secret-service (the \
+            login keyring), secret-service:COLLECTION or memory; by default \
             it is $XDG_DATA_HOME/tokencache/cache.sqlite. Secrets are never printed unless a command \
             is given --reveal-secrets.
 

@@ -1,3 +1,4 @@
+import CacheStoreMemory
 import Testing
 import CacheStore
 import CacheStoreSQLite

@@ -1,5 +1,6 @@
 import CacheStore
 import CacheStoreLocation
+import CacheStoreMemory
 import Testing
 
 @Suite struct StoreEnvironmentTests {
@@ -33,15 +34,11 @@ import Testing
 
     @Test(arguments: ["sqlite:", "sqlite", "postgres:x", "", "Memory"])
     func unknownSpecificationsAreUsageErrors(text: String) {
-        #expect(throws: CacheStoreError.self) { try StoreSpecification(parsing: text, currentDirectory: "/") }
+        #expect(throws: StoreLocationError.self) { try StoreSpecification(parsing: text, currentDirectory: "/") }
     }
 
     @Test func noHomeAndNoXDGIsAClearError() {
-        #expect {
-            try environment([:]).specification(flag: nil)
-        } throws: { error in
-            String(describing: error).contains("--store sqlite:PATH")
-        }
+        #expect(throws: StoreLocationError.noDefaultLocation) { try environment([:]).specification(flag: nil) }
     }
 
     @Test func accessGroupsFromFlagsThenVariableThenDefault() throws {

@@ -101,7 +101,7 @@ struct SecretServiceStoreTests {
             _ = try Self.store("x", collection: "no-such-collection-\(UUID().uuidString)")
         } throws: { error in
             guard case SecretServiceError.collectionNotFound = error else { return false }
-            return String(describing: error).contains("secret-service:session")
+            return String(describing: error).contains("the session collection")
         }
     }
 

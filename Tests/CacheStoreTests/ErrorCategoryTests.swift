@@ -15,8 +15,6 @@ import Testing
         #expect(CacheStoreError.accessGroupNotAllowed("x", allowed: ["g"]).category == .permission)
         #expect(CacheStoreError.noAccessGroups.category == .badInput)
         #expect(CacheStoreError.invalidItem(reason: "too large").category == .badInput)
-        #expect(CacheStoreError.invalidSpecification("x", reason: "y").category == .badInput)
-        #expect(KeychainItemsFormatError.notJSON(source: "stdin").category == .badInput)
         #expect(CacheStoreError.noAccessGroups.remedy == nil)
     }
 

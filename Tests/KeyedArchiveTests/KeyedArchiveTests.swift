@@ -1,11 +1,10 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 @Suite struct KeyedArchiveTests {
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/adal-objc")
+    static let fixtures = Fixtures.url("adal-objc")
 
     static func fixture(_ name: String) throws -> Data {
         try Data(contentsOf: fixtures.appendingPathComponent(name))

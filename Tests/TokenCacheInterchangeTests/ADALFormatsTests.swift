@@ -31,7 +31,7 @@ import TokenCacheSchema
         let cache = try TokenCache(store: store)
         let users = Set(entries.compactMap { $0.value["Result"]?.objectValue?["UserInfo"]?.objectValue?["DisplayableId"]?.stringValue })
         let listed = try cache.accounts()
-        #expect(Set(listed.compactMap(\.username)) == Set(users.map { norm($0) }))
+        #expect(Set(listed.compactMap(\.username)) == Set(users.map { ItemKey.normalized($0) }))
         #expect(listed.allSatisfy { $0.source == .legacyADAL })
         for entry in entries {
             let user = try #require(entry.value["Result"]?.objectValue?["UserInfo"]?.objectValue?["DisplayableId"]?.stringValue)

@@ -91,7 +91,7 @@ import TokenCacheSchema
             if let client = expected.refreshTokenClient {
                 let token = try #require(try cache.refreshToken(RefreshTokenQuery(subject: .username(username), clientId: client)),
                                          "no refresh token for \(username)")
-                #expect(norm(token.credential.clientId ?? "") == norm(client))
+                #expect(ItemKey.normalized(token.credential.clientId ?? "") == ItemKey.normalized(client))
                 #expect(token.credential.familyId ?? "" == "")
                 #expect(!token.credential.secret.isEmpty)
             } else {

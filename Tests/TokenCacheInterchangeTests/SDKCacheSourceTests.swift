@@ -159,7 +159,7 @@ struct SDKCacheSourceTests {
                 let usernames = try TokenCache(store: store).accounts().compactMap(\.username)
                 #expect(usernames == [keyringLayout.encoding == .base64JSON ? "joe@localhost.com" : "johndoe@microsoft.com"], "\(layout)")
                 #expect(report.imported > 0 && report.added == report.imported)
-                #expect(report.sources.map(\.location.selection) == ["secret-service:\(layout)"])
+                #expect(report.sources.map(\.location.selection) == [.secretService(layout)])
             }
         }
     }
@@ -180,9 +180,9 @@ struct SDKCacheSourceTests {
         keyring.add("unrelated", ["xdg:schema": "org.example", "MsalClientID": "Microsoft.Developer.IdentityService"], secret: Data("x".utf8))
 
         let survey = try SDKCacheFinder.survey(.auto, keyring: keyring, environment: environment)
-        #expect(survey.found.map(\.selection) == ["secret-service:msal-dotnet", "file:azure-cli"], "the item gcm also matches is listed once")
-        #expect(survey.signalFiles == ["file:msal-dotnet \(home.path(".local/share/.IdentityService/msal.cache.nocae"))"])
-        #expect(survey.missing.contains("file:gcm \(home.path(".local/.IdentityService/msal.cache"))"))
+        #expect(survey.found.map(\.selection) == [.secretService(.msalDotnet), .file(.azureCLI)], "the item gcm also matches is listed once")
+        #expect(survey.signalFiles.map(\.description) == ["file:msal-dotnet \(home.path(".local/share/.IdentityService/msal.cache.nocae"))"])
+        #expect(survey.missing.map(\.description).contains("file:gcm \(home.path(".local/.IdentityService/msal.cache"))"))
 
         let store = try newStore()
         let report = try CacheInterchange(store: store).importSDKCaches(survey.found, keyring: keyring)
@@ -225,7 +225,7 @@ struct SDKCacheSourceTests {
         let existing = StoreItem(accessGroup: group, account: "a", service: "s", generic: nil, type: 1, data: Data("keep".utf8))
         _ = try store.save(existing)
         // auto reads the file of azure-cli after the keyring items of msal-dotnet: order the good one first.
-        let ordered = survey.found.sorted { $0.selection.hasPrefix("file:") && !$1.selection.hasPrefix("file:") }
+        let ordered = survey.found.sorted { !$0.selection.usesKeyring && $1.selection.usesKeyring }
         #expect {
             try CacheInterchange(store: store).importSDKCaches(ordered, keyring: keyring)
         } throws: { error in

@@ -1,5 +1,7 @@
 import CacheStore
+import CacheStoreMemory
 import Foundation
+import TestSupport
 import Testing
 import TokenCache
 import TokenCacheInterchange
@@ -7,19 +9,8 @@ import TokenCacheSchema
 
 let group = "com.microsoft.adalcache"
 
-/// The shared fixtures folder, read in place: `<worktree>/../shared/fixtures`.
-func fixtureURL(_ relativePath: String, filePath: String = #filePath) -> URL {
-    URL(fileURLWithPath: filePath)
-        .deletingLastPathComponent()  // TokenCacheInterchangeTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // worktree root
-        .deletingLastPathComponent()  // its parent, which holds shared/
-        .appendingPathComponent("shared/fixtures")
-        .appendingPathComponent(relativePath)
-}
-
 func fixture(_ relativePath: String) throws -> Data {
-    try Data(contentsOf: fixtureURL(relativePath))
+    try Fixtures.data(relativePath)
 }
 
 func newStore(_ groups: [String] = [group]) throws -> MemoryStore {

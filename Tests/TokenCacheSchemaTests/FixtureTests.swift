@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TokenCacheSchema
@@ -11,7 +12,7 @@ import Testing
     static let group = "com.microsoft.adalcache"
 
     static func sections(_ file: String) throws -> JSONObject {
-        let data = try Data(contentsOf: fixtureURL(file))
+        let data = try Data(contentsOf: Fixtures.url(file))
         return try #require(try JSONValue.parse(data).objectValue)
     }
 
@@ -27,7 +28,7 @@ import Testing
     }
 
     @Test func expectedTokenCacheCredentials() throws {
-        let data = try Data(contentsOf: fixtureURL("msal-dotnet/ExpectedTokenCache.json"))
+        let data = try Data(contentsOf: Fixtures.url("msal-dotnet/ExpectedTokenCache.json"))
         #expect(data.starts(with: [0xEF, 0xBB, 0xBF]))  // this file carries a BOM (and trailing commas)
         let cache = try Self.sections("msal-dotnet/ExpectedTokenCache.json")
         var decoded = 0

@@ -161,7 +161,7 @@ import Testing
         ]
         var checked = 0
         for file in files {
-            guard let data = try? Data(contentsOf: fixtureURL(file)), let root = try JSONValue.parse(data).objectValue else { continue }
+            guard let data = try? Data(contentsOf: Fixtures.url(file)), let root = try JSONValue.parse(data).objectValue else { continue }
             for (section, type) in [("AccessToken", UInt32(2001)), ("RefreshToken", 2002), ("IdToken", 2003)] {
                 for (_, entry) in root[section]?.objectValue ?? JSONObject() {
                     Self.expectAgreement(JSONValue.object(try #require(entry.objectValue)).serialized(), type: type, "\(file) \(section)")

@@ -2,12 +2,11 @@ import CacheStore
 import Foundation
 import KeyedArchive
 import TokenCacheSchema
+import TestSupport
 import Testing
 
 @Suite struct LegacyTokenCacheItemTests {
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/adal-objc")
+    static let fixtures = Fixtures.url("adal-objc")
 
     static func fixture(_ name: String) throws -> Data {
         try Data(contentsOf: fixtures.appendingPathComponent(name))

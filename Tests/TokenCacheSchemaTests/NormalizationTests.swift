@@ -5,11 +5,11 @@ import Testing
 
 @Suite struct NormalizationTests {
     @Test func normTrimsWhitespaceAndNewlinesThenLowercases() {
-        #expect(norm("  UID.utid\n") == "uid.utid")
-        #expect(norm("\tLOGIN.microsoftonline.com \r\n") == "login.microsoftonline.com")
-        #expect(norm("User.read User.write") == "user.read user.write")  // inner spaces kept
-        #expect(norm("") == "")
-        #expect(norm(nil as String?) == nil)
+        #expect(ItemKey.normalized("  UID.utid\n") == "uid.utid")
+        #expect(ItemKey.normalized("\tLOGIN.microsoftonline.com \r\n") == "login.microsoftonline.com")
+        #expect(ItemKey.normalized("User.read User.write") == "user.read user.write")  // inner spaces kept
+        #expect(ItemKey.normalized("") == "")
+        #expect(ItemKey.normalized(nil as String?) == nil)
     }
 
     @Test func base64URLEncodesWithoutPaddingInTheURLAlphabet() {
@@ -50,7 +50,7 @@ import Testing
             let length = Int.random(in: 0...40, using: &generator)
             let pool = round.isMultiple(of: 2) ? ascii : alphabet
             let text = String((0..<length).map { _ in pool.randomElement(using: &generator)! })
-            #expect(norm(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), "\(Array(text.unicodeScalars))")
+            #expect(ItemKey.normalized(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), "\(Array(text.unicodeScalars))")
         }
     }
 }

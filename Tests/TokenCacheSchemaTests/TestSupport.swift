@@ -3,17 +3,6 @@ import Testing
 
 @testable import TokenCacheSchema
 
-/// The shared fixtures folder, read in place: `<repo>/../shared/fixtures`.
-func fixtureURL(_ relativePath: String, filePath: String = #filePath) -> URL {
-    URL(fileURLWithPath: filePath)
-        .deletingLastPathComponent()  // TokenCacheSchemaTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // worktree root
-        .deletingLastPathComponent()  // its parent, which holds shared/
-        .appendingPathComponent("shared/fixtures")
-        .appendingPathComponent(relativePath)
-}
-
 /// Parses a payload the way a foreign reader would and returns its root object.
 func payloadObject(_ data: Data, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSONObject {
     let value = try JSONValue.parse(data, allowTrailingCommas: false)

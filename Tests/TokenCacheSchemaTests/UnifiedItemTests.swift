@@ -1,5 +1,7 @@
 import CacheStore
+import CacheStoreMemory
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TokenCacheSchema
@@ -29,7 +31,7 @@ import Testing
     }
 
     @Test func otherResidentsOfTheGroupAreRecognizedWithoutReadingThem() throws {
-        let adalArchive = try Data(contentsOf: fixtureURL("adal-objc/adal1x-keychain-item.bplist"))
+        let adalArchive = try Data(contentsOf: Fixtures.url("adal-objc/adal1x-keychain-item.bplist"))
         let legacy = StoreItem(
             accessGroup: Self.group, account: "bXlmYWtldXNlckBjb250b3NvLmNvbQ",
             service: "MSOpenTech.ADAL.1|aHR0cHM6Ly9sb2dpbi5taWNyb3NvZnRvbmxpbmUuY29tL2NvbW1vbg|PHJlc291cmNlPg|MjdhZDgzYzktZmMwNS00YTZjLWFmMDEtMzZlZGE0MmVkMTgw",

@@ -1,5 +1,6 @@
 import CacheStore
 import CacheStoreEncryption
+import CacheStoreMemory
 import CacheStoreSQLite
 import Foundation
 import TokenCacheSchema
@@ -172,9 +173,6 @@ final class UnevenChunkStore: ItemStore {
 
     func items(matching query: ItemQuery) throws -> [StoreItem] { try base.items(matching: query) }
     func apply(_ batch: [StoreOperation]) throws -> BatchResult { try base.apply(batch) }
-    func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
-        try base.apply(batch, ifUnchangedSince: stamp)
-    }
     func applyPlanned(_ plan: (ChangeStamp, () throws -> [StoreItem]) throws -> [StoreOperation]) throws -> BatchResult {
         try base.applyPlanned(plan)
     }

@@ -1,16 +1,16 @@
 import CacheStore
+import CacheStoreMemory
 import Foundation
 import KeyedArchive
 import TokenCache
 import TokenCacheSchema
+import TestSupport
 import Testing
 
 /// Legacy ADAL entries (`MSOpenTech.ADAL.1|…` keyed archives) in the engine: accounts, refresh tokens
 /// by username (ADAL → MSAL single sign-on), removal, and ADAL ≥ 2.7 compatible writing.
 @Suite struct LegacyADALTests {
-    static let fixtures = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/fixtures/adal-objc")
+    static let fixtures = Fixtures.url("adal-objc")
     static let fixtureClient = "27AD83C9-FC05-4A6C-AF01-36EDA42ED18F"
     static let fixtureUser = "myfakeuser@contoso.com"
 

@@ -1,8 +1,10 @@
 import CacheStore
+import CacheStoreMemory
 import CacheStoreSQLite
 import Foundation
 import TestSupport
 import TokenCache
+import TokenCacheInterchange
 import TokenCacheSchema
 import Testing
 

@@ -78,7 +78,7 @@ import Testing
         let response = TokenResponses.aad(username: "IDLab@MSIDLAB4.onmicrosoft.com")
         try fixture.save(response)
         let item = try fixture.item(account: userAccount, service: IDs.homeTenant, type: 1003)
-        #expect(text(item.generic) == "idlab@msidlab4.onmicrosoft.com", "generic is norm(username)")
+        #expect(text(item.generic) == "idlab@msidlab4.onmicrosoft.com", "generic is ItemKey.normalized(username)")
         #expect(try stringMembers(try payload(item)) == [
             "authority_type": "MSSTS",
             "home_account_id": IDs.home,

@@ -21,10 +21,6 @@ import TokenCache
 import TokenCacheInterchange
 import TokenCacheSchema
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 let group = "com.microsoft.adalcache"
 let clientId = "0b1ad1c5-5000-4d6e-9a2f-5fa0a1c0ffee"
 let tenant = "f645ad92-e38d-4d1a-b510-d1b09a74a8ca"

@@ -14,10 +14,7 @@ import CacheStore
 import CacheStoreSQLite
 import CacheStoreSecretService
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import TokenCacheInterchange
 
 /// Writes a line to stdout at once (no buffering), so a parent that kills us has seen every line.
 func say(_ line: String) {

@@ -10,12 +10,8 @@ import TokenCacheInterchange
 /// `import`, `export` and `dump` as a user runs them.
 @Suite("tokencache: import, export, dump payloads")
 struct InterchangeCommandTests {
-    /// A shared fixture, read in place: `<worktree>/../shared/fixtures`.
-    static func fixturePath(_ name: String, filePath: String = #filePath) -> String {
-        URL(fileURLWithPath: filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("shared/fixtures").appendingPathComponent(name).path
-    }
+    /// A shared fixture, read in place.
+    static func fixturePath(_ name: String) -> String { Fixtures.url(name).path }
 
     @Test func importedFixtureListsAccountsAndRefreshTokens() throws {
         let cli = try CLI()
@@ -167,8 +163,7 @@ struct ADALCommandTests {
     @Test func importsTheADALNetFixtureByContentAndExportsADALNetBlobs() throws {
         let cli = try CLI()
         defer { cli.home.cleanUp() }
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/fixtures/adal-dotnet/oldcache.serialized").path
+        let fixture = Fixtures.url("adal-dotnet/oldcache.serialized").path
         let imported = try cli.run("import", fixture)
         #expect(imported.status == 0, "\(imported.errors)")
         #expect(imported.output.contains("(adal-v3)"))

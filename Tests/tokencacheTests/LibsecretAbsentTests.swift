@@ -68,13 +68,13 @@ struct LibsecretAbsentTests {
         try FileManager.default.copyItem(
             atPath: InterchangeCommandTests.fixturePath("msal-dotnet/ExpectedTokenCache.json"), toPath: cli.home.path(".azure/msal_token_cache.json"))
 
-        let auto = try cli.run("import", "--from", "auto", environment: environment)
+        let auto = try cli.run("import", "sdk", "--from", "auto", environment: environment)
         #expect(auto.status == 0, "\(auto.errors)")
         #expect(auto.output.contains("found file:azure-cli"))
         #expect(auto.errors.contains("note: the Secret Service was not searched: libsecret could not be loaded"))
         expectTypedMessage(auto.errors)
 
-        let keyring = try cli.run("import", "--from", "secret-service:azure-cli", environment: environment)
+        let keyring = try cli.run("import", "sdk", "--from", "secret-service:azure-cli", environment: environment)
         #expect(keyring.status == 74)
         expectTypedMessage(keyring.errors)
     }

@@ -7,10 +7,10 @@ import TokenCacheInterchange
 let sessionBus = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
 let keyringForImports = sessionBus != nil || ProcessInfo.processInfo.environment["CI"] == "true"
 
-/// The keyring side of `import --from`: items seeded with each SDK's exact layout in the throwaway
+/// The keyring side of `import sdk --from`: items seeded with each SDK's exact layout in the throwaway
 /// keyring of `scripts/test.sh`, then imported by the CLI. The layouts' attributes are fixed, so the
 /// suite runs serialized and removes what it seeds; no other suite uses these attributes.
-@Suite("tokencache import --from secret-service", .serialized, .enabled(if: keyringForImports, "needs the D-Bus session with a keyring that scripts/test.sh starts"))
+@Suite("tokencache import sdk --from secret-service", .serialized, .enabled(if: keyringForImports, "needs the D-Bus session with a keyring that scripts/test.sh starts"))
 struct SDKKeyringImportCommandTests {
     static let dotnetFixture = InterchangeCommandTests.fixturePath("msal-dotnet/ExpectedTokenCache.json")
     static let nodeFixture = InterchangeCommandTests.fixturePath("msal-node/cache.json")
@@ -65,7 +65,7 @@ struct SDKKeyringImportCommandTests {
 
         let cli = try CLI()
         defer { cli.home.cleanUp() }
-        let result = try Self.run(cli, "import", "--from", "secret-service:\(layout)")
+        let result = try Self.run(cli, "import", "sdk", "--from", "secret-service:\(layout)")
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.hasPrefix("Imported 18 items from 1 SDK cache: 18 added, 0 replaced."), "\(result.output)")
         #expect(result.output.contains("  found secret-service:\(layout) [keyring item '\(keyringLayout.label)' in collection "))
@@ -92,11 +92,11 @@ struct SDKKeyringImportCommandTests {
 
         let cli = try CLI()
         defer { cli.home.cleanUp() }
-        let gcm = try Self.run(cli, "import", "--from", "secret-service:gcm")
+        let gcm = try Self.run(cli, "import", "sdk", "--from", "secret-service:gcm")
         #expect(gcm.status == 0, "\(gcm.errors)")
         #expect(gcm.output.contains("found secret-service:gcm [keyring item 'AppCache' in collection"))
         #expect(gcm.output.contains("GitCredentialManager.MSAL=1.0.0.0]: 8 entries"))
-        let azure = try Self.run(cli, "import", "--from", "secret-service:azure-cli")
+        let azure = try Self.run(cli, "import", "sdk", "--from", "secret-service:azure-cli")
         #expect(azure.status == 0, "\(azure.errors)")
         #expect(azure.output.contains("0 added, 8 replaced"))
         #expect(try Self.run(cli, "accounts").output.contains("johndoe@microsoft.com"))
@@ -115,7 +115,7 @@ struct SDKKeyringImportCommandTests {
         try FileManager.default.createDirectory(atPath: cli.home.path(".azure"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.dotnetFixture, toPath: cli.home.path(".azure/msal_token_cache.json"))
 
-        let listing = try Self.run(cli, "import", "--list-sources")
+        let listing = try Self.run(cli, "import", "sdk", "--list-sources")
         #expect(listing.status == 0, "\(listing.errors)")
         #expect(listing.output.contains("found    secret-service:msal-dotnet [keyring item 'msal.cache.nocae'"))
         #expect(listing.output.contains("(Base64-encoded MSAL JSON)"))
@@ -124,7 +124,7 @@ struct SDKKeyringImportCommandTests {
         #expect(listing.output.contains("missing  secret-service:azure-cli [Azure CLI: xdg:schema=Microsoft Azure CLI, type=Token cache]"))
         #expect(!FileManager.default.fileExists(atPath: cli.defaultStorePath), "listing opens no store")
 
-        let result = try Self.run(cli, "import", "--from", "auto")
+        let result = try Self.run(cli, "import", "sdk", "--from", "auto")
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.hasPrefix("Imported 39 items from 3 SDK caches: 39 added, 0 replaced."), "\(result.output)")
         #expect(result.output.contains("found secret-service:msal-dotnet"))
@@ -147,7 +147,7 @@ struct SDKKeyringImportCommandTests {
         let cli = try CLI()
         defer { cli.home.cleanUp() }
         for selection in ["secret-service:msal-dotnet", "auto"] {
-            let result = try Self.run(cli, "import", "--from", selection)
+            let result = try Self.run(cli, "import", "sdk", "--from", selection)
             #expect(result.status == 65, "\(result.output) \(result.errors)")
             #expect(result.errors.contains(
                 "secret-service:msal-dotnet [keyring item 'msal.cache.nocae' in collection"))
@@ -162,7 +162,7 @@ struct SDKKeyringImportCommandTests {
         try Self.clean()
         let cli = try CLI()
         defer { cli.home.cleanUp() }
-        let result = try Self.run(cli, "import", "--from", "secret-service:azure-identity-python")
+        let result = try Self.run(cli, "import", "sdk", "--from", "secret-service:azure-identity-python")
         #expect(result.status == 1)
         #expect(result.errors.contains("no secret-service:azure-identity-python token cache found; looked in:"))
         #expect(result.errors.contains("secret-service:azure-identity-python [azure-identity (Python): xdg:schema=msal.cache.nocae, MsalClientID=Microsoft.Developer.IdentityService]"))
@@ -171,8 +171,8 @@ struct SDKKeyringImportCommandTests {
     }
 }
 
-/// The file side of `import --from`, and everything that needs no keyring.
-@Suite("tokencache import --from file, usage, no keyring")
+/// The file side of `import sdk --from`, and everything that needs no keyring.
+@Suite("tokencache import sdk --from file, usage, no keyring")
 struct SDKFileImportCommandTests {
     static let dotnetFixture = InterchangeCommandTests.fixturePath("msal-dotnet/ExpectedTokenCache.json")
     static let nodeFixture = InterchangeCommandTests.fixturePath("msal-node/cache.json")
@@ -185,12 +185,12 @@ struct SDKFileImportCommandTests {
     @Test func azureCLIsPlaintextFileAtItsDefaultPlaceAndUnderAzureConfigDir() throws {
         let cli = try CLI()
         defer { cli.home.cleanUp() }
-        let missing = try cli.run("import", "--from", "file:azure-cli")
+        let missing = try cli.run("import", "sdk", "--from", "file:azure-cli")
         #expect(missing.status == 1)
         #expect(missing.errors.contains("no file:azure-cli token cache found; looked in:\n  file:azure-cli \(cli.home.path(".azure/msal_token_cache.json"))"))
 
         try Self.place(Self.nodeFixture, at: cli.home.path(".azure/msal_token_cache.json"))
-        let result = try cli.run("import", "--from", "file:azure-cli")
+        let result = try cli.run("import", "sdk", "--from", "file:azure-cli")
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == """
             Imported 8 items from 1 SDK cache: 8 added, 0 replaced.
@@ -200,7 +200,7 @@ struct SDKFileImportCommandTests {
         #expect(try cli.run("accounts").output.contains("johndoe@microsoft.com"))
 
         try Self.place(Self.dotnetFixture, at: cli.home.path("az-config/msal_token_cache.json"))
-        let configured = try cli.run("import", "--from", "file:azure-cli", environment: ["AZURE_CONFIG_DIR": cli.home.path("az-config")])
+        let configured = try cli.run("import", "sdk", "--from", "file:azure-cli", environment: ["AZURE_CONFIG_DIR": cli.home.path("az-config")])
         #expect(configured.status == 0, "\(configured.errors)")
         #expect(configured.output.contains("found file:azure-cli \(cli.home.path("az-config/msal_token_cache.json")): 18 entries"))
         #expect(try cli.run("accounts").output.contains("joe@localhost.com"))
@@ -213,13 +213,13 @@ struct SDKFileImportCommandTests {
         try Self.place(Self.dotnetFixture, at: data + "/.IdentityService/msal.cache.nocae")
         try Self.place(Self.nodeFixture, at: cli.home.path(".local/.IdentityService/msal.cache"))
         try Self.place(Self.nodeFixture, at: cli.home.path(".IdentityService/msal.cache.cae"))
-        let dotnet = try cli.run("import", "--from", "file:msal-dotnet", environment: ["XDG_DATA_HOME": data])
+        let dotnet = try cli.run("import", "sdk", "--from", "file:msal-dotnet", environment: ["XDG_DATA_HOME": data])
         #expect(dotnet.status == 0, "\(dotnet.errors)")
         #expect(dotnet.output.contains("found file:msal-dotnet \(data)/.IdentityService/msal.cache.nocae: 18 entries"))
-        let gcm = try cli.run("import", "--from", "file:gcm")
+        let gcm = try cli.run("import", "sdk", "--from", "file:gcm")
         #expect(gcm.output.contains("found file:gcm \(cli.home.path(".local/.IdentityService/msal.cache")): 8 entries"))
         for layout in ["azure-identity-python", "msal-node"] {
-            let result = try cli.run("import", "--from", "file:\(layout)")
+            let result = try cli.run("import", "sdk", "--from", "file:\(layout)")
             #expect(result.status == 0, "\(result.errors)")
             #expect(result.output.contains("found file:\(layout) \(cli.home.path(".IdentityService/msal.cache.cae")): 8 entries"))
         }
@@ -235,7 +235,7 @@ struct SDKFileImportCommandTests {
         let signal = cli.home.path(".local/share/.IdentityService/msal.cache.nocae")
         try FileManager.default.createDirectory(atPath: (signal as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: signal, contents: Data())
-        let empty = try cli.run("import", "--from", "file:msal-dotnet")
+        let empty = try cli.run("import", "sdk", "--from", "file:msal-dotnet")
         #expect(empty.status == 1)
         #expect(empty.errors.contains("file:msal-dotnet \(signal) (empty: a signal file beside a keyring cache)"))
 
@@ -243,7 +243,7 @@ struct SDKFileImportCommandTests {
         let nodeSignal = cli.home.path(".IdentityService/msal.cache.nocae")
         try FileManager.default.createDirectory(atPath: (nodeSignal as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data("{}".utf8).write(to: URL(fileURLWithPath: nodeSignal))
-        let braces = try cli.run("import", "--from", "file:msal-node")
+        let braces = try cli.run("import", "sdk", "--from", "file:msal-node")
         #expect(braces.status == 1)
         #expect(braces.output.contains("found file:msal-node \(nodeSignal): an empty cache"))
         #expect(braces.errors.contains("the caches found are empty; nothing was imported"))
@@ -252,7 +252,7 @@ struct SDKFileImportCommandTests {
         try FileManager.default.createDirectory(atPath: cli.home.path(".azure"), withIntermediateDirectories: true)
         let text = try String(contentsOfFile: Self.dotnetFixture, encoding: .utf8)
         try String(text.prefix(2000)).write(toFile: broken, atomically: true, encoding: .utf8)
-        let result = try cli.run("import", "--from", "file:azure-cli")
+        let result = try cli.run("import", "sdk", "--from", "file:azure-cli")
         #expect(result.status == 65)
         #expect(result.errors.contains("file:azure-cli \(broken): not valid JSON"))
         #expect(!result.errors.contains("access_token_secret"))
@@ -264,30 +264,30 @@ struct SDKFileImportCommandTests {
         #expect(try cli.run("import").status == 2)
         #expect(try cli.run("import", "x.json", "--from", "auto").status == 2)
         #expect(try cli.run("import", "x.json", "--list-sources").status == 2)
-        #expect(try cli.run("import", "--from", "auto", "--format", "msal-json").status == 2)
-        let bad = try cli.run("import", "--from", "secret-service:msal-python")
+        #expect(try cli.run("import", "sdk", "--from", "auto", "--format", "msal-json").status == 2)
+        let bad = try cli.run("import", "sdk", "--from", "secret-service:msal-python")
         #expect(bad.status == 2)
         #expect(bad.errors.contains("secret-service:azure-identity-python"), "the accepted values are listed")
-        #expect(try cli.run("import", "--from", "keychain:gcm").status == 2)
+        #expect(try cli.run("import", "sdk", "--from", "keychain:gcm").status == 2)
     }
 
     @Test func withoutASessionBusTheKeyringIsUnavailableButAutoStillReadsFiles() throws {
         let cli = try CLI()  // its environment names no session bus
         defer { cli.home.cleanUp() }
-        let keyring = try cli.run("import", "--from", "secret-service:azure-cli")
+        let keyring = try cli.run("import", "sdk", "--from", "secret-service:azure-cli")
         #expect(keyring.status == 74)
         #expect(keyring.errors.contains("tokencache: secret-service:azure-cli: no D-Bus session"))
 
-        let nothing = try cli.run("import", "--from", "auto")
+        let nothing = try cli.run("import", "sdk", "--from", "auto")
         #expect(nothing.status == 1)
         #expect(nothing.errors.contains("note: the Secret Service was not searched: no D-Bus session"))
 
         try Self.place(Self.nodeFixture, at: cli.home.path(".azure/msal_token_cache.json"))
-        let auto = try cli.run("import", "--from", "auto")
+        let auto = try cli.run("import", "sdk", "--from", "auto")
         #expect(auto.status == 0, "\(auto.errors)")
         #expect(auto.output.hasPrefix("Imported 8 items from 1 SDK cache"))
         #expect(auto.errors.contains("note: the Secret Service was not searched"))
-        let listing = try cli.run("import", "--list-sources")
+        let listing = try cli.run("import", "sdk", "--list-sources")
         #expect(listing.status == 0)
         #expect(listing.output.hasPrefix("secret-service: not searched: no D-Bus session"))
     }
@@ -337,9 +337,9 @@ struct SDKFileImportCommandTests {
                 done
                 dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \\
                     org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null || exit 92
-                "$TOKENCACHE" import --list-sources; echo "list=$?"
-                "$TOKENCACHE" import --from auto; echo "auto=$?"
-                "$TOKENCACHE" import --from secret-service:azure-cli; echo "explicit=$?"
+                "$TOKENCACHE" import sdk --list-sources; echo "list=$?"
+                "$TOKENCACHE" import sdk --from auto; echo "auto=$?"
+                "$TOKENCACHE" import sdk --from secret-service:azure-cli; echo "explicit=$?"
                 secret-tool search --all type "Token cache" 2>&1 | grep -c "^secret = "; echo "still-locked"'
             """
         let status = Self.shell(script, environment: cli.environment.merging([

@@ -3,6 +3,7 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import Testing
+import TokenCacheInterchange
 
 @Suite("tokencache: store selection and dump")
 struct StoreCommandTests {
@@ -82,7 +83,15 @@ struct StoreCommandTests {
         defer { cli.home.cleanUp() }
         let result = try cli.run("dump", "--store", "postgres://nope")
         #expect(result.status == 2)
-        #expect(result.errors.contains("known stores are sqlite:PATH and memory"))
+        #expect(result.errors.contains("known stores are sqlite:PATH, memory and secret-service[:COLLECTION]"))
+    }
+
+    @Test func withNoPlaceForTheDefaultStoreTheCLINamesItsFlag() throws {
+        let cli = try CLI()
+        defer { cli.home.cleanUp() }
+        let result = try cli.run("dump", environment: ["HOME": "relative", "XDG_DATA_HOME": ""])
+        #expect(result.status == 2)
+        #expect(result.errors.contains("neither XDG_DATA_HOME nor HOME is an absolute path; choose another store with --store sqlite:PATH"))
     }
 
     @Test func aFileThatIsNotAStoreIsADataErrorAndIsNotTouched() throws {

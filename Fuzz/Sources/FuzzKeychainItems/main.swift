@@ -1,6 +1,7 @@
 import CacheStore
 import Foundation
 import FuzzSupport
+import TokenCacheInterchange
 
 // The keychain-items reader: any bytes must decode or throw KeychainItemsFormatError. Items that
 // decode must encode and decode back to the same items (the format is lossless).

@@ -1,8 +1,13 @@
 import CacheStore
 import Foundation
 import Testing
+import TokenCacheInterchange
 
 @Suite struct KeychainItemsFormatTests {
+    @Test func aDocumentThatCannotBeReadIsBadInput() {
+        #expect(KeychainItemsFormatError.notJSON(source: "stdin").category == .badInput)
+    }
+
     let items = [
         StoreItem(accessGroup: "com.microsoft.adalcache", account: "uid.utid-login.windows.net", service: "refreshtoken-c--",
                   generic: Data("refreshtoken-c-".utf8), type: 2002, data: Data(#"{"secret":"RT"}"#.utf8)),

@@ -1,3 +1,4 @@
+import CacheStore
 import Foundation
 import Synchronization
 
@@ -55,6 +56,9 @@ public final class MemoryStore: ItemStore {
         try apply(batch, expecting: nil)!
     }
 
+    /// Applies the batch as ``apply(_:)`` does, but only when nothing was committed since `stamp`
+    /// (a value ``changeStamp()`` returned), checked atomically with the commit; otherwise changes
+    /// nothing and returns `nil`.
     public func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
         try apply(batch, expecting: stamp)
     }

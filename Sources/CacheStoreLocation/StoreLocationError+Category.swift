@@ -1,0 +1,5 @@
+import CacheStore
+
+extension StoreLocationError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
+}
