@@ -49,8 +49,8 @@ def test_the_plugin_stores_exactly_the_entries_msal_writes_one_batch_per_respons
     now = int(time.time())
     plugin, reference = TokenCache(), msal.SerializableTokenCache()
     batches = []
-    apply = plugin.cache.msal_apply
-    plugin.cache.msal_apply = lambda operations: (batches.append(len(operations)), apply(operations))[1]
+    write = plugin._write
+    plugin._write = lambda operations: (batches.append(len(operations)), write(operations))[1]
     for event in events(now):
         plugin.add(dict(event), now=now)
         reference.add(dict(event), now=now)

@@ -20,19 +20,22 @@ changes where the entries go and where searches are answered:
 migration (see docs/python.md).
 """
 
+import json
 import threading
 import time
 
 import msal as _msal
 
 from .cache import Cache
+from .errors import ConflictError
 
 #: The MSAL Python versions this plugin is tested against. It overrides `add`, `modify`, `search`
 #: and the private `_get_access_token` / `_get_app_metadata` of `msal.TokenCache`, whose behaviour
 #: is only known for these versions.
 SUPPORTED_MSAL_VERSIONS = ("1.39.0",)
 
-_CREDENTIAL_TYPES = ("AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata")
+#: How often a write is applied again when another writer changed one of its entries meanwhile.
+_WRITE_ATTEMPTS = 5
 
 
 class UnsupportedMSALVersionError(RuntimeError):
@@ -97,7 +100,7 @@ class TokenCache(_msal.SerializableTokenCache):
             finally:
                 self._pending = None
             if batch:
-                self._store.msal_apply(batch)
+                self._write(batch)
             self.has_state_changed = False
 
     def modify(self, credential_type, old_entry, new_key_value_pairs=None):
@@ -120,26 +123,56 @@ class TokenCache(_msal.SerializableTokenCache):
             if self._pending is not None:
                 self._pending.append(operation)
             else:
-                self._store.msal_apply([operation])
+                self._write([operation])
             self.has_state_changed = False
+
+    def _write(self, operations):
+        """Commits entries MSAL formed (saves and removals) as one atomic batch.
+
+        The partition the entries belong to (the account's, or the client's for app tokens) is
+        loaded, changed and stored back as a per-item merge against the version it was loaded at:
+        entries other writers changed meanwhile stay theirs, and nothing is locked in between. When
+        another writer changed one of *these* entries at the same moment, the store reports a
+        conflict and keeps its content; the write is then applied again on the new content, so the
+        last writer wins, as with MSAL's own in-memory `modify`.
+        """
+        partition, key = _partition_of(operations)
+        for _ in range(_WRITE_ATTEMPTS):
+            blob, version = self._store.blob_load(partition, key)
+            document = json.loads(blob)
+            for operation in operations:
+                kind, entry = operation["type"], operation["entry"]
+                section = document.setdefault(kind, {})
+                wanted = self.key_makers[kind](**entry)
+                existing = [k for k, e in section.items() if isinstance(e, dict) and self.key_makers[kind](**e) == wanted]
+                for k in existing:
+                    del section[k]
+                if operation["op"] == "save":
+                    section[existing[0] if existing else wanted] = entry
+            result = self._store.blob_store(json.dumps(document), version, partition, key)
+            if not result.get("conflicts"):
+                return result
+        raise ConflictError("tokencache.msal: %d entries kept changing under this write (%d attempts)" % (
+            len(result["conflicts"]), _WRITE_ATTEMPTS))
 
     # MARK: - Reads: the engine's search
 
     def search(self, credential_type, target=None, query=None, *, now=None):
         """MSAL Python's `search`, answered by the engine's index.
 
-        As MSAL's: a generator; an access token whose key matches the query and target exactly is
-        yielded first; expired access tokens are not yielded, and are removed from the store.
+        As MSAL's: an iterator; an access token whose key matches the query and target exactly is
+        yielded first; access tokens expired at `now` are not yielded (MSAL also deletes them as it
+        meets them; here they stay until a new token for the same scopes replaces them, which MSAL
+        notes is enough, or until `remove_account`).
         """
         target = sorted(target or [])
-        entries = self._search(credential_type, query, target)
-        if credential_type == self.CredentialType.ACCESS_TOKEN:
+        if now is None:
+            entries = self._search(credential_type, query, target)
+        else:  # a caller's own clock: asked as such, not remembered
+            entries = self._store.msal_search(credential_type, query=query, target=target, now=now)
+        if credential_type == self.CredentialType.ACCESS_TOKEN and entries:
             now = int(time.time() if now is None else now)
-            expired = [e for e in entries if int(e["expires_on"]) < now]
-            if expired:
-                entries = [e for e in entries if int(e["expires_on"]) >= now]
-                for entry in expired:
-                    self.remove_at(entry)
+            entries = [e for e in entries if int(e["expires_on"]) >= now]
             if (len(entries) > 1 and isinstance(query, dict) and target and all(
                     k in query for k in ("home_account_id", "environment", "client_id", "realm"))):
                 wanted = " ".join(target).lower()
@@ -213,6 +246,20 @@ class PersistedTokenCache(TokenCache):
         super().__init__(store=store, access_groups=access_groups, cache=cache)
         self.persistence = persistence
         self.is_encrypted = True  # the SQLite store seals every payload (AES-GCM)
+
+
+def _partition_of(operations):
+    """The blob partition holding every entry of `operations`: one account's, one client's app
+    tokens, else everything."""
+    homes = {op["entry"].get("home_account_id") for op in operations if op["type"] != "AppMetadata"}
+    if len(homes) == 1:
+        home = homes.pop()
+        if home:
+            return "account", home
+        clients = {op["entry"].get("client_id") for op in operations}
+        if len(clients) == 1 and None not in clients:
+            return "client", clients.pop()
+    return "all", None
 
 
 def _freeze(query):
