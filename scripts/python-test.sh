@@ -2,7 +2,7 @@
 # The Python binding's tests (bindings/python/tests, pytest) against the real MSAL Python and
 # msal-extensions pinned in Tests/Interop/requirements.txt:
 #   1. installs libtokencache, its header and .pc file into a temporary prefix (scripts/install.sh)
-#      and builds the CLI the import tests use;
+#      and builds the CLI the import tests use (debug, unless scripts/test.sh built it already);
 #   2. pip-installs bindings/python into the interop venv (.venv-interop), no compiler involved;
 #   3. runs pytest with TOKENCACHE_LIBRARY pointing at the installed library;
 #   4. with --bench-short, runs the Python benchmark briefly (Benchmarks/python/bench.py --short).
@@ -28,9 +28,12 @@ prefix="$scratch/prefix"
 bash scripts/install.sh "$prefix"
 export TOKENCACHE_LIBRARY="$prefix/lib/libtokencache.so"
 
-# The CLI, for the tests that import other libraries' caches (same release build as the library).
-swift build -c release --product tokencache
-export TOKENCACHE_CLI="$PWD/.build/release/tokencache"
+# The CLI, for the tests that import other libraries' caches: the debug build scripts/test.sh
+# makes (a release build with other flags than install.sh's would rebuild every module twice).
+if [ ! -x .build/debug/tokencache ]; then
+    swift build --product tokencache
+fi
+export TOKENCACHE_CLI="$PWD/.build/debug/tokencache"
 
 "$python" -m pip install --quiet --disable-pip-version-check --no-input --no-deps --no-build-isolation \
     --force-reinstall "$PWD/bindings/python"

@@ -40,6 +40,8 @@ _PROTOTYPES = {
     "tokencache_find_account": (_int, [_handle, _str, _string_out, _error_out]),
     "tokencache_remove_account": (_int, [_handle, _str, _str, _string_out, _error_out]),
     "tokencache_search": (_int, [_handle, _str, _str, _str, ctypes.c_int64, _string_out, _error_out]),
+    "tokencache_write_entries": (_int, [_handle, _str, _string_out, _error_out]),
+    "tokencache_remove_entries": (_int, [_handle, _str, _string_out, _error_out]),
     "tokencache_blob_load": (_int, [_handle, _int, _str, _string_out, _string_out, _error_out]),
     "tokencache_blob_store": (_int, [_handle, _int, _str, _str, _str, ctypes.c_uint, _string_out, _error_out]),
     "tokencache_change_stamp": (_int, [_handle, ctypes.POINTER(Stamp), _error_out]),

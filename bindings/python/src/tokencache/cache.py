@@ -8,6 +8,7 @@ from . import _abi, _library
 from .errors import InternalError, NotFoundError, from_category
 
 _RAISE = object()  # a lookup's NotFoundError is raised rather than turned into a value
+_SECTIONS = ("AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata")
 _PARTITIONS = {"all": _abi.PARTITION_ALL, "account": _abi.PARTITION_ACCOUNT, "client": _abi.PARTITION_CLIENT}
 
 
@@ -179,6 +180,18 @@ class Cache:
         return self._result(self._lib.tokencache_search, _text(credential_type), _json(query or None),
                             _json(list(target)) if target else None, int(now))
 
+    # MARK: - Entries
+
+    def write_entries(self, document):
+        """Writes the entries of an MSAL JSON document (a dict of sections of entries) as store
+        items, replacing those of the same identity, in one atomic batch. Returns {"saved", "skipped"}."""
+        return self._result(self._lib.tokencache_write_entries, _json(document))
+
+    def remove_entries(self, document):
+        """Removes the items the entries of an MSAL JSON document stand for, in one atomic batch.
+        Returns {"removed": n}."""
+        return self._result(self._lib.tokencache_remove_entries, _json(document))
+
     # MARK: - Blobs
 
     def blob_load(self, partition="all", key=None):
@@ -202,8 +215,10 @@ class Cache:
         return json.loads(self._take(out))
 
     def import_msal_json(self, document):
-        """Adds the entries of an MSAL JSON cache (bytes or str) to the store, in one batch."""
-        return self.blob_store(document, None, "all", None)
+        """Writes the entries of an MSAL JSON cache (bytes or str) to the store, replacing items of
+        the same identity, in one batch; top-level nodes other than the five sections are ignored."""
+        parsed = json.loads(document)
+        return self.write_entries({k: v for k, v in parsed.items() if k in _SECTIONS and isinstance(v, dict)})
 
     def export_msal_json(self):
         """Every entry of the store as an MSAL JSON document (bytes)."""

@@ -20,22 +20,17 @@ changes where the entries go and where searches are answered:
 migration (see docs/python.md).
 """
 
-import json
 import threading
 import time
 
 import msal as _msal
 
 from .cache import Cache
-from .errors import ConflictError
 
 #: The MSAL Python versions this plugin is tested against. It overrides `add`, `modify`, `search`
 #: and the private `_get_access_token` / `_get_app_metadata` of `msal.TokenCache`, whose behaviour
 #: is only known for these versions.
 SUPPORTED_MSAL_VERSIONS = ("1.39.0",)
-
-#: How often a write is applied again when another writer changed one of its entries meanwhile.
-_WRITE_ATTEMPTS = 5
 
 
 class UnsupportedMSALVersionError(RuntimeError):
@@ -127,33 +122,19 @@ class TokenCache(_msal.SerializableTokenCache):
             self.has_state_changed = False
 
     def _write(self, operations):
-        """Commits entries MSAL formed (saves and removals) as one atomic batch.
-
-        The partition the entries belong to (the account's, or the client's for app tokens) is
-        loaded, changed and stored back as a per-item merge against the version it was loaded at:
-        entries other writers changed meanwhile stay theirs, and nothing is locked in between. When
-        another writer changed one of *these* entries at the same moment, the store reports a
-        conflict and keeps its content; the write is then applied again on the new content, so the
-        last writer wins, as with MSAL's own in-memory `modify`.
-        """
-        partition, key = _partition_of(operations)
-        for _ in range(_WRITE_ATTEMPTS):
-            blob, version = self._store.blob_load(partition, key)
-            document = json.loads(blob)
-            for operation in operations:
-                kind, entry = operation["type"], operation["entry"]
-                section = document.setdefault(kind, {})
-                wanted = self.key_makers[kind](**entry)
-                existing = [k for k, e in section.items() if isinstance(e, dict) and self.key_makers[kind](**e) == wanted]
-                for k in existing:
-                    del section[k]
-                if operation["op"] == "save":
-                    section[existing[0] if existing else wanted] = entry
-            result = self._store.blob_store(json.dumps(document), version, partition, key)
-            if not result.get("conflicts"):
-                return result
-        raise ConflictError("tokencache.msal: %d entries kept changing under this write (%d attempts)" % (
-            len(result["conflicts"]), _WRITE_ATTEMPTS))
+        """Commits entries MSAL formed as one atomic batch: the saves of one token response (or of
+        one `modify`), or one removal. Items are keyed by the entries' members, as MSAL keys them,
+        so an entry replaces the item MSAL would have replaced; every other item is left alone."""
+        removals = [op for op in operations if op["op"] == "remove"]
+        document = {}
+        for operation in operations:
+            section = document.setdefault(operation["type"], {})
+            section[str(len(section))] = operation["entry"]
+        if removals and len(removals) != len(operations):
+            raise ValueError("tokencache.msal: a batch either saves or removes entries")
+        if removals:
+            return self._store.remove_entries(document)
+        return self._store.write_entries(document)
 
     # MARK: - Reads: the engine's search
 
@@ -246,20 +227,6 @@ class PersistedTokenCache(TokenCache):
         super().__init__(store=store, access_groups=access_groups, cache=cache)
         self.persistence = persistence
         self.is_encrypted = True  # the SQLite store seals every payload (AES-GCM)
-
-
-def _partition_of(operations):
-    """The blob partition holding every entry of `operations`: one account's, one client's app
-    tokens, else everything."""
-    homes = {op["entry"].get("home_account_id") for op in operations if op["type"] != "AppMetadata"}
-    if len(homes) == 1:
-        home = homes.pop()
-        if home:
-            return "account", home
-        clients = {op["entry"].get("client_id") for op in operations}
-        if len(clients) == 1 and None not in clients:
-            return "client", clients.pop()
-    return "all", None
 
 
 def _freeze(query):
