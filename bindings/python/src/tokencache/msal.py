@@ -20,6 +20,7 @@ changes where the entries go and where searches are answered:
 migration (see docs/python.md).
 """
 
+import os
 import threading
 import time
 
@@ -226,7 +227,10 @@ class PersistedTokenCache(TokenCache):
     def __init__(self, persistence=None, lock_location=None, *, store=None, access_groups=None, cache=None):
         super().__init__(store=store, access_groups=access_groups, cache=cache)
         self.persistence = persistence
-        self.is_encrypted = True  # the SQLite store seals every payload (AES-GCM)
+        # As msal-extensions reports it: SQLite stores seal every payload (AES-GCM) and the Secret
+        # Service keeps items in the keyring; a memory store persists nothing.
+        spec = store if store is not None else os.environ.get("TOKENCACHE_STORE", "")
+        self.is_encrypted = cache is None and not spec.startswith("memory")
 
 
 def _freeze(query):
