@@ -1,4 +1,6 @@
+import CacheStore
 import Foundation
+import TokenCache
 import TokenCacheInterchange
 import TokenCacheSchema
 
@@ -63,10 +65,13 @@ public func tokencache_write_entries(
     return abiCall(error) {
         let handle = try CacheHandle.from(cache)
         let document = try Arguments.string(documentText, "document")
-        let report = try handle.interchange.importData(Data(document.utf8), source: "the document", format: .msalJSON)
+        // Decoded here and committed through the engine, so its index follows its own write.
+        let decoded = try ImportDecoder.decode(
+            Data(document.utf8), source: "the document", format: .msalJSON, accessGroup: handle.interchange.accessGroup)
+        try handle.cache.apply(decoded.items.map(StoreOperation.save))
         let object: JSONObject = [
-            "saved": .number(JSONNumber(Int64(report.imported))),
-            "skipped": .array(report.skipped.map { .object(["entry": .string($0.path), "reason": .string($0.reason)]) }),
+            "saved": .number(JSONNumber(Int64(decoded.items.count))),
+            "skipped": .array(decoded.skipped.map { .object(["entry": .string($0.path), "reason": .string($0.reason)]) }),
         ]
         deliver(JSONValue.object(object).serializedString(), to: result)
     }
@@ -81,7 +86,8 @@ public func tokencache_remove_entries(
     return abiCall(error) {
         let handle = try CacheHandle.from(cache)
         let document = try Arguments.string(documentText, "document")
-        let removed = try handle.interchange.removeEntries(Data(document.utf8), source: "the document")
+        let operations = try handle.interchange.removalOperations(Data(document.utf8), source: "the document")
+        let removed = try handle.cache.apply(operations).deleted
         deliver(JSONValue.object(["removed": .number(JSONNumber(Int64(removed)))]).serializedString(), to: result)
     }
 }

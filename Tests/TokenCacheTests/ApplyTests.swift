@@ -1,0 +1,65 @@
+import CacheStore
+import Foundation
+import Synchronization
+import TokenCache
+import TokenCacheSchema
+import Testing
+
+/// A store that counts its full reads, to see whether the engine re-read it.
+final class ReadCountingStore: ItemStore {
+    let base: MemoryStore
+    let fullReads = Atomic<Int>(0)
+    var accessGroups: AccessGroups { base.accessGroups }
+
+    init(_ base: MemoryStore) { self.base = base }
+
+    func items(matching query: ItemQuery) throws -> [StoreItem] { try base.items(matching: query) }
+    func apply(_ batch: [StoreOperation]) throws -> BatchResult { try base.apply(batch) }
+    func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
+        try base.apply(batch, ifUnchangedSince: stamp)
+    }
+    func applyPlanned(_ plan: (ChangeStamp, () throws -> [StoreItem]) throws -> [StoreOperation]) throws -> BatchResult {
+        try base.applyPlanned(plan)
+    }
+    func changeStamp() throws -> ChangeStamp { try base.changeStamp() }
+    func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws {
+        fullReads.add(1, ordering: .relaxed)
+        try base.readAllItems(chunkSize: chunkSize, into: receive)
+    }
+}
+
+@Suite struct ApplyTests {
+    static func accessToken(_ secret: String) throws -> StoreItem {
+        let payload: JSONObject = [
+            "credential_type": "AccessToken", "secret": .string(secret), "home_account_id": .string(IDs.home),
+            "environment": "login.windows.net", "client_id": .string(IDs.appA), "realm": .string(IDs.homeTenant),
+            "target": "User.Read", "cached_at": "1700000000", "expires_on": "4102444800",
+        ]
+        return try Credential(jsonObject: payload).storeItem(accessGroup: IDs.group)
+    }
+
+    static let query = AccessTokenQuery(
+        homeAccountId: IDs.home, environment: "login.windows.net", realm: IDs.homeTenant, clientId: IDs.appA, scopes: ["User.Read"])
+
+    @Test func itemsAppliedThroughTheEngineKeepItsIndexCurrent() throws {
+        let store = ReadCountingStore(MemoryStore(accessGroups: try AccessGroups([IDs.group])))
+        let cache = try TokenCache(store: store, configuration: .init(clock: { Date(timeIntervalSince1970: 1_700_000_100) }))
+        #expect(try cache.accessToken(Self.query) == nil)
+        #expect(store.fullReads.load(ordering: .relaxed) == 1)
+
+        let first = try Self.accessToken("first")
+        #expect(try cache.apply([.save(first)]).added == 1)
+        #expect(try cache.accessToken(Self.query)?.credential.secret == "first")
+        #expect(try cache.apply([.save(try Self.accessToken("second"))]).replaced == 1)
+        #expect(try cache.accessToken(Self.query)?.credential.secret == "second")
+        #expect(try cache.apply([.delete(ItemQuery(account: first.account, service: first.service, type: .init(first.type)))]).deleted == 1)
+        #expect(try cache.accessToken(Self.query) == nil)
+        #expect(try cache.apply([]).commit == nil)
+        #expect(store.fullReads.load(ordering: .relaxed) == 1, "the engine's own writes must not force a re-read")
+
+        // A write that bypasses the engine is another writer's: the next lookup re-reads.
+        try store.base.save(try Self.accessToken("foreign"))
+        #expect(try cache.accessToken(Self.query)?.credential.secret == "foreign")
+        #expect(store.fullReads.load(ordering: .relaxed) == 2)
+    }
+}

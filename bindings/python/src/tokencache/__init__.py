@@ -1,0 +1,26 @@
+"""tokencache for Python: the C ABI of libtokencache through ctypes, and (in `tokencache.msal`) a
+token cache for MSAL Python kept in the tokencache store.
+
+    import tokencache
+    with tokencache.Cache() as cache:          # the CLI's store
+        print(cache.accounts())
+"""
+
+from .cache import Cache, abi_version, version
+from .errors import (
+    BadInputError,
+    ConflictError,
+    DamagedError,
+    InternalError,
+    LibraryNotFoundError,
+    NotFoundError,
+    PermissionDeniedError,
+    TokenCacheError,
+    UnavailableError,
+)
+
+__all__ = [
+    "Cache", "version", "abi_version", "TokenCacheError", "NotFoundError", "BadInputError",
+    "UnavailableError", "PermissionDeniedError", "ConflictError", "DamagedError", "InternalError",
+    "LibraryNotFoundError",
+]
