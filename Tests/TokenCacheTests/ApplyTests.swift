@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreMemory
 import Foundation
 import Synchronization
 import TokenCache
