@@ -111,17 +111,47 @@ extension StoreDiagnosis {
                           detail: "does not exist yet; the first command that opens it creates it (0600, directory 0700)",
                           remedy: writable ? nil : "make \(directory) writable or choose another store")]
         }
+        // Owner and mode as the store itself checks them when it opens (`FileFacts`): a file that
+        // is not yours, is writable by others or is a symbolic link is refused.
         var checks: [Check] = []
-        for (name, file, wanted) in [("store file", path, 0o600), ("directory", directory, 0o700),
-                                     ("write-ahead log", path + "-wal", 0o600), ("key file", path + ".key", 0o600)] {
-            guard let mode = try? (FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber)?.intValue else { continue }
-            let wide = mode & 0o077 != 0
+        let files = FileFacts.store(at: path) + [FileFacts.entry(path + ".key")]
+        for (name, facts) in zip(["directory", "store file", "write-ahead log", "shared-memory index", "key file"], files) where facts.exists {
+            var problem = facts.problem
+            if name == "key file", problem == nil, let mode = facts.mode, mode & 0o077 != 0 {
+                problem = "its mode \(String(mode, radix: 8)) lets other users read it"
+            }
+            let owner = facts.owner.map { "owner uid \($0)" } ?? "owner unknown"
+            let mode = facts.mode.map { "mode \(String($0, radix: 8))" } ?? "mode unknown"
             checks.append(Check(
-                name: "\(name) mode", verdict: wide ? (name == "key file" ? .problem : .warning) : .ok,
-                detail: "\(file): \(String(mode, radix: 8))",
-                remedy: wide ? "chmod \(String(wanted, radix: 8)) \(file)" : nil))
+                name: name, verdict: problem == nil ? .ok : .problem,
+                detail: "\(facts.path): \(owner), \(mode)" + (problem.map { "; \($0)" } ?? ""),
+                remedy: problem == nil ? nil : (name == "directory"
+                    ? "keep the store in a directory only you (or root) can write, or one with the sticky bit"
+                    : "if it is yours and you trust it, `chmod go-rwx \(facts.path)`; otherwise move it away and let a new one be created")))
         }
         return checks
+    }
+
+    /// Damaged items (see `DamagedItem`): rows of sealed groups that are plain or fail
+    /// authentication. Reads skip them, so the store stays usable; listed by identity, never content.
+    /// Opens only the groups with a recorded key, with the chosen sources, so nothing is created.
+    static func sqliteDamage(_ findings: inout Findings) -> [Check] {
+        guard case .sqlite(let path) = findings.specification, let selection = findings.keySelection,
+            FileManager.default.fileExists(atPath: path),
+            let plain = try? SQLiteStore(path: path, accessGroups: findings.accessGroups),
+            let recorded = try? plain.recordedKeys(), !recorded.isEmpty,
+            let keyed = try? AccessGroups(findings.accessGroups.all.filter { recorded[$0] != nil }),
+            let store = try? SQLiteStore(path: path, accessGroups: keyed, options: .init(encryption: .init(keySources: selection.sources))),
+            let damaged = try? store.damagedItems()
+        else { return [] }
+        if damaged.isEmpty { return [Check(name: "damaged items", verdict: .ok, detail: "none")] }
+        var detail = "\(damaged.count) item\(damaged.count == 1 ? "" : "s") that reads skip: "
+        detail += damaged.prefix(10).map(\.description).joined(separator: "; ")
+        if damaged.count > 10 { detail += "; and \(damaged.count - 10) more" }
+        return [Check(
+            name: "damaged items", verdict: .warning, detail: detail,
+            remedy: "remove them (they can never be read again; the accounts they belonged to sign in again); "
+                + "if you did not expect them, someone else may have written to the store file")]
     }
 
     /// Opens the store without creating keys or sealing anything: schema, integrity, and each

@@ -55,7 +55,7 @@ public struct StoreDiagnosis: Sendable {
     /// Every check, in the order they run and are shown.
     static let probes: [Probe] = [
         libsecret, sessionBus, secretService, memoryBackend, secretServiceBackend,
-        sqliteBackend, sqliteKeySource, sqliteFiles, sqliteContent,
+        sqliteBackend, sqliteKeySource, sqliteFiles, sqliteContent, sqliteDamage,
     ]
 
     public let specification: StoreSpecification

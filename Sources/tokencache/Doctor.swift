@@ -46,6 +46,9 @@ struct Doctor: ParsableCommand {
                 let mark = switch check.verdict { case .ok: "ok     "; case .warning: "warning"; case .problem: "PROBLEM" }
                 text += "[\(mark)] \(check.name): \(check.detail)\n"
                 if let remedy = check.remedy { text += "          fix: \(remedy)\n" }
+                if check.name == "damaged items", check.verdict != .ok {
+                    text += "          (`tokencache repair` removes them in one transaction)\n"
+                }
             }
             text += diagnosis.isUsable ? "The configured store is usable.\n" : "The configured store is NOT usable; see the fixes above.\n"
             printOutput(Data(text.utf8))

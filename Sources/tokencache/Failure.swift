@@ -50,7 +50,7 @@ func status(for category: ErrorCategory) -> Int32 {
 
 /// Prints a message on stderr, every control character of it escaped (see `DisplayText`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("tokencache: \(DisplayText.escaped(message))\n".utf8))
+    FileHandle.standardError.write(Data("tokencache: \(DisplayText.escaped(message, keepingLineBreaks: true))\n".utf8))
 }
 
 /// Prints human output on stdout. Whole lines: newlines and tabs stay, every other control

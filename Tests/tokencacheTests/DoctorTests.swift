@@ -59,7 +59,7 @@ struct DoctorTests {
         #expect(report.output.contains("key source: key file \(cli.defaultStorePath).key"))
         #expect(report.output.contains("schema version: 2"))
         #expect(report.output.contains("integrity check: ok"))
-        #expect(report.output.contains("store file mode: \(cli.defaultStorePath): 600"))
+        #expect(report.output.contains("store file: \(cli.defaultStorePath): owner uid \(geteuid()), mode 600"))
         #expect(report.output.contains("found in key file"))
 
         let json = try cli.run("doctor", "--json")
