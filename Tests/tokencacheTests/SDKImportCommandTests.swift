@@ -331,6 +331,13 @@ struct SDKFileImportCommandTests {
             exec >"$LOG" 2>&1 </dev/null
             exec dbus-run-session -- sh -c '
                 printf pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1 || exit 90
+                # Wait until the unlocked daemon owns the Secret Service name: a call before that
+                # would have D-Bus activate a second, locked daemon that can only prompt.
+                tries=0
+                until dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \\
+                        org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets 2>/dev/null | grep -q "boolean true"; do
+                    tries=$((tries + 1)); [ $tries -lt 300 ] || exit 89; sleep 0.1
+                done
                 tries=0  # the login collection appears a moment after the daemon starts
                 until secret-tool store --label= xdg:schema "Microsoft Azure CLI" type "Token cache" < "$FIXTURE" 2>/dev/null; do
                     tries=$((tries + 1)); [ $tries -lt 100 ] || exit 91; sleep 0.1
