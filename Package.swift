@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "CacheStoreEncryption", targets: ["CacheStoreEncryption"]),
         .library(name: "CacheStoreSecretService", targets: ["CacheStoreSecretService"]),
+        .library(name: "CacheStoreRedis", targets: ["CacheStoreRedis"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
         .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
@@ -41,6 +42,9 @@ let package = Package(
         // but the Secret Service); its declarations are the shim's own, so building needs no
         // libsecret or GLib headers.
         .target(name: "CLibsecret", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // hiredis 0.14, loaded at run time with dlopen like libsecret (building needs libhiredis-dev's
+        // headers, running the Redis backend needs libhiredis0.14).
+        .target(name: "CHiredis", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
         // Sealing payloads at rest (AES-GCM envelopes) and the data keys' sources; no storage engine.
         .target(
@@ -60,14 +64,20 @@ let package = Package(
             ]
         ),
 
+        // Items in Redis 7 or a Redis Cluster, one hash per (access group, account) partition, via hiredis.
+        .target(
+            name: "CacheStoreRedis",
+            dependencies: ["CacheStore", "CacheStoreEncryption", "CHiredis", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+
         // The one door to the backends: parses store specifications (`sqlite:PATH`, `memory`,
-        // `secret-service[:COLLECTION]`), opens the backend they name, diagnoses it, and adapts the
-        // Secret Service to the interchange's read-only keyring.
+        // `secret-service[:COLLECTION]`, `redis://…`), opens the backend they name, diagnoses it, and
+        // adapts the Secret Service to the interchange's read-only keyring.
         .target(
             name: "CacheStoreLocation",
             dependencies: [
                 "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService",
-                "TokenCacheInterchange",
+                "CacheStoreRedis", "TokenCacheInterchange",
             ]
         ),
 
@@ -123,7 +133,7 @@ let package = Package(
         // A small program the tests start as real separate processes against one store.
         .executableTarget(
             name: "store-worker",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService", "TokenCacheInterchange"],
+            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService", "CacheStoreRedis", "TokenCacheInterchange"],
             path: "Tests/store-worker"
         ),
 
@@ -139,7 +149,7 @@ let package = Package(
         // The store contract, run against every backend.
         .testTarget(
             name: "CacheStoreConformanceTests",
-            dependencies: ["CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService"]
+            dependencies: ["CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService", "CacheStoreRedis"]
         ),
         .testTarget(
             name: "CacheStoreSQLiteTests",
@@ -148,6 +158,10 @@ let package = Package(
         .testTarget(
             name: "CacheStoreLocationTests",
             dependencies: ["CacheStoreLocation", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreSecretService"]
+        ),
+        .testTarget(
+            name: "CacheStoreRedisTests",
+            dependencies: ["CacheStoreRedis", "CacheStore", "CacheStoreEncryption", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "TestSupport"]),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),

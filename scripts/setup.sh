@@ -6,7 +6,7 @@
 #   bash scripts/setup.sh && swift run tokencache doctor
 set -euo pipefail
 
-packages=(libsqlite3-dev libsecret-1-dev gnome-keyring dbus-x11 libsecret-tools python3 python3-venv valgrind pkg-config binutils)
+packages=(libsqlite3-dev libsecret-1-dev gnome-keyring dbus-x11 libsecret-tools python3 python3-venv valgrind pkg-config binutils redis-server libhiredis-dev)
 
 if [ "$(id -u)" -eq 0 ]; then
     sudo=()

@@ -68,6 +68,11 @@ public protocol ItemStore: AnyObject, Sendable {
     ///
     /// The default implementation removes nothing.
     func removeDamagedItems() throws -> Int
+
+    /// The items of one partition (access group and `account` attribute) with its revision, in one
+    /// read: what a cache that loads partitions on first use needs. The default implementation (in
+    /// `PartitionRead.swift`) takes the store's stamp and queries.
+    func readPartition(accessGroup: String, account: String) throws -> PartitionRead
 }
 
 /// An opaque revision of a store's content. Equal stamps mean no commit happened in between.

@@ -54,7 +54,7 @@ public struct StoreDiagnosis: Sendable {
 
     /// Every check, in the order they run and are shown.
     static let probes: [Probe] = [
-        libsecret, sessionBus, secretService, memoryBackend, secretServiceBackend,
+        libsecret, sessionBus, secretService, memoryBackend, secretServiceBackend, redisBackend,
         sqliteBackend, sqliteKeySource, sqliteFiles, sqliteContent, sqliteDamage,
     ]
 

@@ -1,6 +1,7 @@
 import CacheStore
 import CacheStoreEncryption
 import CacheStoreMemory
+import CacheStoreRedis
 import CacheStoreSQLite
 import CacheStoreSecretService
 import Foundation
@@ -38,6 +39,8 @@ public enum StoreOpener {
             return try SecretServiceStore(
                 accessGroups: accessGroups,
                 options: .init(collection: collection, unlock: unlockPolicy(environment)))
+        case .redis(let configuration):
+            return try RedisStore(configuration: configuration, accessGroups: accessGroups, environment: environment)
         }
     }
 

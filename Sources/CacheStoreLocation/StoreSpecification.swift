@@ -1,10 +1,11 @@
 import CacheStore
+import CacheStoreRedis
 
 /// Which backend holds the items, and where: the value of `--store` or `TOKENCACHE_STORE`.
 ///
 /// Written forms: `sqlite:PATH` (a relative `PATH` is taken from the current directory), `memory`,
 /// and `secret-service` or `secret-service:COLLECTION` (an alias such as `default` or `session`, or a
-/// collection's label).
+/// collection's label), and `redis://…` or `redis+unix://…` (see ``RedisConfiguration``).
 public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
     /// The embedded SQLite store at an absolute file path.
     case sqlite(path: String)
@@ -12,6 +13,8 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
     case memory
     /// Items kept in a collection of the Secret Service (the login keyring by default).
     case secretService(collection: String)
+    /// Items kept in a Redis server or Redis Cluster.
+    case redis(RedisConfiguration)
 
     /// Parses the written form.
     ///
@@ -33,6 +36,10 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
             self = .secretService(collection: collection)
             return
         }
+        if RedisConfiguration.isRedisSpec(text) {
+            self = .redis(try RedisConfiguration(parsing: text))
+            return
+        }
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
             guard !path.isEmpty else {
@@ -41,7 +48,7 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
             self = .sqlite(path: path.hasPrefix("/") ? path : currentDirectory + "/" + path)
             return
         }
-        throw .invalidSpecification(text, reason: "known stores are sqlite:PATH, memory and secret-service[:COLLECTION]")
+        throw .invalidSpecification(text, reason: "known stores are sqlite:PATH, memory and secret-service[:COLLECTION], redis://HOST[:PORT][/DB] and redis+unix:///PATH")
     }
 
     public var description: String {
@@ -49,6 +56,7 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
         case .sqlite(let path): return "sqlite:\(path)"
         case .memory: return "memory"
         case .secretService(let collection): return collection == "default" ? "secret-service" : "secret-service:\(collection)"
+        case .redis(let configuration): return configuration.description
         }
     }
 }

@@ -1,6 +1,7 @@
 import CacheStoreMemory
 import Testing
 import CacheStore
+import CacheStoreRedis
 import CacheStoreSQLite
 import CacheStoreSecretService
 import Foundation
@@ -10,14 +11,17 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case memory
     case sqlite
     case secretService
+    case redis
+    case redisCluster
 
     /// Every backend this machine can run. The Secret Service needs a D-Bus session with a keyring
     /// (`scripts/test.sh` starts one); outside one it is left out locally, but never in CI
     /// (`CI=true`), where a missing session makes its tests fail instead of vanish.
     static var allCases: [Backend] {
         let environment = ProcessInfo.processInfo.environment
-        if SessionBus.address() != nil || environment["CI"] == "true" { return [.memory, .sqlite, .secretService] }
-        return [.memory, .sqlite]
+        var cases: [Backend] = [.memory, .sqlite]
+        if SessionBus.address() != nil || environment["CI"] == "true" { cases.append(.secretService) }
+        return cases + RedisTestServers.backends
     }
 
     var testDescription: String { rawValue }
@@ -40,6 +44,8 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
             return try SecretServiceStore(
                 accessGroups: accessGroups,
                 options: .init(namespace: "conformance-\(UUID().uuidString)", maximumDataSize: maximumDataSize))
+        case .redis, .redisCluster:
+            return try RedisTestServers.makeStore(cluster: self == .redisCluster, groups: accessGroups, maximumDataSize: maximumDataSize)
         }
     }
 }

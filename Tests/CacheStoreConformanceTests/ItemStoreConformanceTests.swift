@@ -298,4 +298,23 @@ struct ItemStoreConformanceTests {
         try backend.makeStore().readAllItems(chunkSize: 4) { _ in nothing += 1 }
         #expect(nothing == 0)
     }
+
+    @Test(arguments: Backend.allCases)
+    func partitionReadHasThePartitionsItemsAndARevisionThatMovesWithIt(backend: Backend) throws {
+        let store = try backend.makeStore()
+        try store.save([
+            Self.item(account: "u1", service: "a"), Self.item(account: "u1", service: "b"),
+            Self.item(account: "u2", service: "a"), Self.item(group: "group.b", account: "u1", service: "a"),
+        ])
+        let read = try store.readPartition(accessGroup: "group.a", account: "u1")
+        #expect(read.items.map(\.service) == ["a", "b"])
+        #expect(read.items == (try store.items(matching: ItemQuery(accessGroup: "group.a", account: "u1"))))
+        #expect(try store.readPartition(accessGroup: "group.a", account: "u1").revision == read.revision)
+        try store.save(Self.item(account: "u1", service: "c"))
+        let after = try store.readPartition(accessGroup: "group.a", account: "u1")
+        #expect(after.revision != read.revision)
+        #expect(after.items.count == 3)
+        #expect(try store.readPartition(accessGroup: "group.a", account: "nobody").items.isEmpty)
+        #expect(throws: CacheStoreError.self) { try store.readPartition(accessGroup: "group.z", account: "u1") }
+    }
 }

@@ -1,4 +1,4 @@
-// A worker the SQLite tests start as separate processes, so that concurrency and crashes are real.
+// A worker the SQLite and Redis tests start as separate processes, so that concurrency and crashes are real.
 //
 //   store-worker write PATH GROUP WORKER COUNT     COUNT saves, one transaction each; prints "done N"
 //   store-worker read PATH GROUP STOPFILE          queries until STOPFILE exists; counts never shrink
@@ -10,7 +10,10 @@
 //                                                  prints "saved"
 //   store-worker keyring-key - GROUP               the Secret Service data key of GROUP, created if
 //                                                  missing; prints "key ID"
+//
+// PATH may also be a redis:// or redis+unix:// spec (its key from TOKENCACHE_REDIS_KEY unless it says).
 import CacheStore
+import CacheStoreRedis
 import CacheStoreSQLite
 import CacheStoreSecretService
 import Foundation
@@ -45,7 +48,9 @@ do {
     default:
         break
     }
-    let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
+    let store: any ItemStore = RedisConfiguration.isRedisSpec(path)
+        ? try RedisStore(configuration: try RedisConfiguration(parsing: path), accessGroups: try AccessGroups([group]))
+        : try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
     switch mode {
     case "write":
         let worker = arguments[4]

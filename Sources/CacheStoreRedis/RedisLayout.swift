@@ -1,0 +1,129 @@
+import CacheStore
+import Crypto
+import Foundation
+
+/// The store's keys in Redis (documented in docs/redis.md, which an operator reads to inspect them):
+///
+/// - `PREFIX:p:{PID}` — a hash holding one partition: the items of one (access group, account).
+///   Fields `.group`, `.account` (the partition's attributes, readable) and `.rev` (its revision);
+///   then one field per item, named `TYPE|SERVICE` (`-|SERVICE` for an item without a type), whose
+///   value is the item's record (``RedisRecord``). `PID` is the first 16 bytes of
+///   SHA-256(len(group) group len(account) account), in hex; as the hash tag it keeps the partition
+///   in one cluster slot.
+/// - `PREFIX:g:GID` — a set per access group of the PIDs it holds (`GID` the same digest of the group
+///   alone), so full reads find every partition.
+/// - `PREFIX:rev` — a counter incremented by every partition commit: the store's change revision.
+struct RedisLayout: Sendable {
+    let prefix: String
+
+    /// The partition of (group, account): its id and hash key.
+    struct Partition: Hashable, Sendable {
+        let group: String
+        let account: String
+        let id: String
+        let key: Data
+    }
+
+    func partition(group: String, account: String) -> Partition {
+        let id = Self.digest([Data(group.utf8), Data(account.utf8)])
+        return Partition(group: group, account: account, id: id, key: partitionKey(id: id))
+    }
+
+    func partitionKey(id: String) -> Data { Data("\(prefix):p:{\(id)}".utf8) }
+
+    func groupIndexKey(_ group: String) -> Data { Data("\(prefix):g:\(Self.digest([Data(group.utf8)]))".utf8) }
+
+    var revisionKey: Data { Data("\(prefix):rev".utf8) }
+
+    /// The prefix of every key the store writes (what tracking broadcasts are filtered on).
+    var keyPrefix: String { prefix + ":" }
+
+    /// The hash field of an item: `TYPE|SERVICE`, or `-|SERVICE` without a type.
+    static func field(type: UInt32?, service: String) -> Data {
+        Data(((type.map { String($0) } ?? "-") + "|" + service).utf8)
+    }
+
+    /// The type and service a field names, or nil for a metadata field (`.rev`, …) or a foreign one.
+    static func parseField(_ field: Data) -> (type: UInt32?, service: String)? {
+        guard let bar = field.firstIndex(of: UInt8(ascii: "|")) else { return nil }
+        let head = String(decoding: field[field.startIndex..<bar], as: UTF8.self)
+        let service = String(decoding: field[(bar + 1)...], as: UTF8.self)
+        if head == "-" { return (nil, service) }
+        guard let type = UInt32(head) else { return nil }
+        return (type, service)
+    }
+
+    static let groupField = Data(".group".utf8)
+    static let accountField = Data(".account".utf8)
+    static let revisionField = Data(".rev".utf8)
+
+    private static func digest(_ parts: [Data]) -> String {
+        var hasher = SHA256()
+        for part in parts {
+            hasher.update(data: withUnsafeBytes(of: UInt32(part.count).bigEndian, Array.init))
+            hasher.update(data: part)
+        }
+        return hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The value of an item's hash field: everything but its identity, in a compact versioned form.
+///
+/// Layout (integers big-endian): version `1`; order (8 bytes: the store-wide insertion order);
+/// generic (flag byte, then 4-byte length and bytes when present); created and modified (IEEE 754
+/// bit patterns of seconds since 2001-01-01, 8 bytes each); payload kind (`0` as given, `1` sealed
+/// in a ``PayloadEnvelope``); the payload to the end.
+enum RedisRecord {
+    struct Decoded {
+        var order: UInt64
+        var generic: Data?
+        var created: Date
+        var modified: Date
+        var sealed: Bool
+        var payload: Data
+    }
+
+    static func encode(order: UInt64, generic: Data?, created: Date, modified: Date, sealed: Bool, payload: Data) -> Data {
+        var out = Data([1])
+        out.reserveCapacity(40 + (generic?.count ?? 0) + payload.count)
+        func u64(_ value: UInt64) { out.append(contentsOf: withUnsafeBytes(of: value.bigEndian, Array.init)) }
+        u64(order)
+        if let generic {
+            out.append(1)
+            out.append(contentsOf: withUnsafeBytes(of: UInt32(generic.count).bigEndian, Array.init))
+            out.append(generic)
+        } else {
+            out.append(0)
+        }
+        u64(created.timeIntervalSinceReferenceDate.bitPattern)
+        u64(modified.timeIntervalSinceReferenceDate.bitPattern)
+        out.append(sealed ? 1 : 0)
+        out.append(payload)
+        return out
+    }
+
+    static func decode(_ data: Data) -> Decoded? {
+        let bytes = [UInt8](data)
+        var offset = 0
+        func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard count >= 0, bytes.count - offset >= count else { return nil }
+            defer { offset += count }
+            return bytes[offset..<(offset + count)]
+        }
+        func u64() -> UInt64? { take(8).map { $0.reduce(0) { $0 << 8 | UInt64($1) } } }
+        guard take(1)?.first == 1, let order = u64(), let flag = take(1)?.first else { return nil }
+        var generic: Data?
+        if flag == 1 {
+            guard let length = take(4).map({ $0.reduce(0) { $0 << 8 | Int($1) } }), let value = take(length) else { return nil }
+            generic = Data(value)
+        } else if flag != 0 {
+            return nil
+        }
+        guard let created = u64(), let modified = u64(), let kind = take(1)?.first, kind <= 1 else { return nil }
+        return Decoded(
+            order: order, generic: generic,
+            created: Date(timeIntervalSinceReferenceDate: Double(bitPattern: created)),
+            modified: Date(timeIntervalSinceReferenceDate: Double(bitPattern: modified)),
+            sealed: kind == 1, payload: Data(bytes[offset...]))
+    }
+}

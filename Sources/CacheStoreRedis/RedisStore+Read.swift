@@ -1,0 +1,152 @@
+import CacheStore
+import Foundation
+
+extension RedisStore {
+    /// One partition as read from the server: its revision and items by field.
+    struct Snapshot {
+        var revision: UInt64 = 0
+        /// Items by hash field, with their insertion order.
+        var entries: [Data: (item: StoreItem, order: UInt64)] = [:]
+
+        /// The items in insertion order.
+        var ordered: [(item: StoreItem, order: UInt64)] {
+            entries.values.sorted {
+                $0.order != $1.order ? $0.order < $1.order : $0.item.service.utf8.lexicographicallyPrecedes($1.item.service.utf8)
+            }
+        }
+    }
+
+    /// The command that reads a partition: `HGETALL`, or the script that also slides its lifetime.
+    func readCommand(_ key: Data) -> [Data] {
+        if let lifetime = configuration.lifetimeSeconds {
+            return [Data("EVAL".utf8), Data(RedisScripts.touchRead.utf8), Data("1".utf8), key, Data(String(lifetime * 1000).utf8)]
+        }
+        return [Data("HGETALL".utf8), key]
+    }
+
+    /// Reads one partition; with `watching`, under `WATCH` on the same connection, for a commit.
+    func readPartition(_ partition: RedisLayout.Partition, watching: Bool = false, _ state: inout State) throws -> Snapshot {
+        let read = readCommand(partition.key)
+        let commands = watching ? [[Data("WATCH".utf8), partition.key], read] : [read]
+        let reply = try state.router.run(commands, key: partition.key, operation: "read partition").last!
+        return try snapshot(reply, group: partition.group, account: partition.account, key: partition.key)
+    }
+
+    /// Parses a partition's `HGETALL` reply, opening sealed payloads. With `group` and `account`
+    /// nil, they are taken from the hash's own fields (a partition found through the group index).
+    func snapshot(_ reply: RedisValue, group: String?, account: String?, key: Data) throws -> Snapshot {
+        let name = String(decoding: key, as: UTF8.self)
+        if case .error(let message) = reply {
+            throw RedisError.server(endpoint: configuration.endpoint.description, operation: "read partition \(name)", message: message)
+        }
+        guard case .array(let flat) = reply, flat.count % 2 == 0 else {
+            throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "read partition \(name)", got: reply.typeName)
+        }
+        var fields: [(Data, Data)] = []
+        fields.reserveCapacity(flat.count / 2)
+        for index in stride(from: 0, to: flat.count, by: 2) {
+            guard case .string(let field) = flat[index], case .string(let value) = flat[index + 1] else {
+                throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "read partition \(name)", got: "a non-string field")
+            }
+            fields.append((field, value))
+        }
+        var snapshot = Snapshot()
+        var group = group
+        var account = account
+        for (field, value) in fields {
+            if field == RedisLayout.revisionField { snapshot.revision = UInt64(String(decoding: value, as: UTF8.self)) ?? 0 }
+            if group == nil, field == RedisLayout.groupField { group = String(decoding: value, as: UTF8.self) }
+            if account == nil, field == RedisLayout.accountField { account = String(decoding: value, as: UTF8.self) }
+        }
+        guard let group, let account else {
+            if fields.isEmpty { return snapshot }
+            throw RedisError.corruptRecord(key: name, reason: "the partition has no .group or .account field")
+        }
+        for (field, value) in fields {
+            guard let (type, service) = RedisLayout.parseField(field) else { continue }
+            guard let record = RedisRecord.decode(value) else {
+                throw RedisError.corruptRecord(key: name, reason: "field \(String(decoding: field, as: UTF8.self)) is not a tokencache record (newer tokencache, or damaged)")
+            }
+            var item = StoreItem(
+                accessGroup: group, account: account, service: service, generic: record.generic, type: type,
+                data: record.payload, created: record.created, modified: record.modified)
+            if record.sealed { item.data = try keys.open(record.payload, item.identity) }
+            snapshot.entries[field] = (item, record.order)
+        }
+        return snapshot
+    }
+
+    /// The partition's items, from the tracking cache when it is current, else read (and cached).
+    func cachedOrRead(_ partition: RedisLayout.Partition, _ state: inout State) throws -> RedisTracking.CachedPartition {
+        guard let tracking, try healthy(&state) else {
+            let snapshot = try readPartition(partition, &state)
+            let ordered = snapshot.ordered
+            return .init(revision: snapshot.revision, items: ordered.map(\.item), orders: ordered.map(\.order))
+        }
+        let (cached, generation) = tracking.shared.withLock { ($0.partitions[partition.key], $0.generation) }
+        // A sliding lifetime needs the read to reach the server now and then; cached reads skip it,
+        // so with a lifetime the cache is used only for the revision check's benefit.
+        if let cached, configuration.lifetimeSeconds == nil { return cached }
+        let snapshot = try readPartition(partition, &state)
+        let ordered = snapshot.ordered
+        let fresh = RedisTracking.CachedPartition(revision: snapshot.revision, items: ordered.map(\.item), orders: ordered.map(\.order))
+        remember(fresh, key: partition.key, ifGeneration: generation)
+        return fresh
+    }
+
+    /// Caches a partition read while no invalidation arrived since `generation`.
+    func remember(_ partition: RedisTracking.CachedPartition, key: Data, ifGeneration generation: UInt64?) {
+        tracking?.shared.withLock { shared in
+            if let generation, shared.generation != generation { return }
+            if shared.partitions.count >= RedisTracking.maximumCachedPartitions, shared.partitions[key] == nil {
+                shared.partitions.removeAll(keepingCapacity: true)
+            }
+            shared.partitions[key] = partition
+        }
+    }
+
+    /// The partition ids each group's index lists.
+    func partitionIDs(groups: [String], _ state: inout State) throws(RedisError) -> [(group: String, id: String)] {
+        let requests = groups.map { (key: layout.groupIndexKey($0), command: [Data("SMEMBERS".utf8), layout.groupIndexKey($0)]) }
+        let replies = try state.router.runEach(requests, operation: "SMEMBERS group index")
+        var ids: [(String, String)] = []
+        for (group, reply) in zip(groups, replies) {
+            guard case .array(let members) = reply else {
+                throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "SMEMBERS group index", got: reply.typeName)
+            }
+            for case .string(let member) in members { ids.append((group, String(decoding: member, as: UTF8.self))) }
+        }
+        return ids
+    }
+
+    /// Every partition of `groups` (those with items), read in pipelines per node.
+    func readPartitions(groups: [String], _ state: inout State) throws -> [(RedisLayout.Partition, Snapshot)] {
+        let ids = try partitionIDs(groups: groups, &state)
+        let keys = ids.map { layout.partitionKey(id: $0.id) }
+        let replies = try state.router.runEach(keys.map { ($0, readCommand($0)) }, operation: "read partitions")
+        var result: [(RedisLayout.Partition, Snapshot)] = []
+        for ((group, _), (key, reply)) in zip(ids, zip(keys, replies)) {
+            let snapshot = try snapshot(reply, group: nil, account: nil, key: key)
+            guard let account = snapshot.entries.first?.value.item.account else { continue }  // gone or empty
+            let partition = layout.partition(group: group, account: account)
+            guard partition.key == key else { continue }  // a member that does not belong to this group
+            result.append((partition, snapshot))
+        }
+        return result
+    }
+
+    /// Every item of `groups` in insertion order, read so that the store's revision is the same
+    /// before and after (retried a few times while writers commit, then taken as it is).
+    func readAll(groups: [String], _ state: inout State) throws -> [StoreItem] {
+        var entries: [(item: StoreItem, order: UInt64)] = []
+        for attempt in 0..<8 {
+            let before = try readRevision(&state)
+            entries = try readPartitions(groups: groups, &state).flatMap { $0.1.entries.values }
+            if try readRevision(&state) == before || attempt == 7 { break }
+        }
+        entries.sort {
+            $0.order != $1.order ? $0.order < $1.order : $0.item.service.utf8.lexicographicallyPrecedes($1.item.service.utf8)
+        }
+        return entries.map(\.item)
+    }
+}

@@ -1,0 +1,174 @@
+import CacheStore
+import CacheStoreEncryption
+import Foundation
+
+/// A backend over Redis 7 (standalone or Redis Cluster), through hiredis.
+///
+/// **Layout.** Each *partition* — the items of one (access group, account attribute) — is one hash
+/// whose key carries a hash tag, so it lives in one cluster slot; a set per access group lists its
+/// partitions; a counter is the store's revision (keys in ``RedisLayout`` and docs/redis.md).
+///
+/// **Atomicity.** A batch's changes to one partition are one Lua script: checked against the
+/// partition's revision, written, and the revision bumped, all or nothing. A batch touching several
+/// partitions is applied partition by partition, in the order the batch first touches them; if it
+/// fails part way, the partitions already committed stay committed, the others are unchanged, and
+/// ``RedisError/partiallyApplied(committedPartitions:of:cause:)`` says so. Saves and deletes are
+/// idempotent, so running the batch again converges. A full read retries until the store's revision
+/// is the same before and after it, so on a standalone server it sees whole batches only.
+///
+/// **Invalidation.** With tracking (the default), other processes' changes are pushed to this one
+/// (``RedisTracking``): ``changeStamp()`` and partition reads are then answered from memory until a
+/// change arrives. Without it, or while it is broken, every call revalidates with the server.
+///
+/// **Payloads** are sealed with ``PayloadEnvelope`` under the group's data key from the spec's key
+/// source, never stored in Redis.
+public final class RedisStore: ItemStore {
+    public let accessGroups: AccessGroups
+    public let configuration: RedisConfiguration
+    let layout: RedisLayout
+    let keys: RedisDataKeys
+    let maximumDataSize: Int
+    let tracking: RedisTracking?
+
+    struct State {
+        let router: RedisRouter
+        var lastOrder: UInt64 = 0
+        var lastRepair = Date.distantPast
+    }
+
+    let state: StateLock<State>
+    /// Tests inject failures here: called before each partition commit with its index in the batch.
+    let faultInjection = StateLock<(@Sendable (Int) throws -> Void)?>(nil)
+
+    /// Opens the store: reads the data keys, connects, and finds out whether the server is a cluster.
+    ///
+    /// - Throws: ``RedisError`` when the server cannot be reached or logs us out, or the key source
+    ///   cannot give a key; ``EncryptionError`` for an unusable key file.
+    public init(
+        configuration: RedisConfiguration, accessGroups: AccessGroups,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        maximumDataSize: Int = StoreLimits.maximumDataSize
+    ) throws {
+        self.configuration = configuration
+        self.accessGroups = accessGroups
+        self.maximumDataSize = maximumDataSize
+        self.layout = RedisLayout(prefix: configuration.prefix)
+        self.keys = try RedisDataKeys(configuration.keySource, groups: accessGroups, environment: environment)
+        let password = configuration.resolvedPassword(environment: environment)
+        let router = RedisRouter(configuration: configuration, password: password)
+        if configuration.tracking {
+            let tracking = RedisTracking(configuration: configuration, password: password, layout: layout)
+            router.onConnect = { [weak tracking] endpoint, connection in tracking?.enable(endpoint, connection) }
+            router.onDrop = { [weak tracking] endpoint in tracking?.dropped(endpoint) }
+            self.tracking = tracking
+        } else {
+            self.tracking = nil
+        }
+        self.state = StateLock(State(router: router))
+        try state.withLock { state throws(RedisError) in
+            for endpoint in try state.router.masters() { _ = try state.router.connection(endpoint) }
+        }
+    }
+
+    // MARK: - ItemStore
+
+    public func items(matching query: ItemQuery) throws -> [StoreItem] {
+        try accessGroups.check(query)
+        if let group = query.accessGroup, let account = query.account {
+            let partition = layout.partition(group: group, account: account)
+            return try state.withLock { state throws in
+                try cachedOrRead(partition, &state).items.filter(query.matches)
+            }
+        }
+        return try state.withLock { state throws in
+            try readAll(groups: query.accessGroup.map { [$0] } ?? accessGroups.all, &state).filter(query.matches)
+        }
+    }
+
+    public func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws {
+        let size = max(1, chunkSize)
+        try state.withLock { state throws in
+            let items = try readAll(groups: accessGroups.all, &state)
+            for start in stride(from: 0, to: items.count, by: size) {
+                receive(Array(items[start..<min(items.count, start + size)]))
+            }
+        }
+    }
+
+    public func changeStamp() throws -> ChangeStamp {
+        try state.withLock { state throws(RedisError) in try stamp(&state) }
+    }
+
+    /// The items of one partition and its revision (the partition's own `.rev`, 0 when it is empty):
+    /// one read, or none while tracking says the cached copy is current. Writes to other partitions
+    /// leave the revision unchanged.
+    public func readPartition(accessGroup: String, account: String) throws -> PartitionRead {
+        try accessGroups.check(accessGroup)
+        let partition = layout.partition(group: accessGroup, account: account)
+        return try state.withLock { state throws in
+            let cached = try cachedOrRead(partition, &state)
+            return PartitionRead(items: cached.items, revision: ChangeStamp(cached.revision))
+        }
+    }
+
+    /// Whether other processes' changes currently reach this store without asking the server.
+    public var isTrackingHealthy: Bool {
+        guard let tracking else { return false }
+        let masters = state.withLock { state in (try? state.router.masters()) ?? [] }
+        return !masters.isEmpty && tracking.isHealthy(masters: masters)
+    }
+
+    // MARK: - Stamps
+
+    /// `(store revision, tracking generation)`: the revision read from memory while tracking is
+    /// healthy, from the server otherwise.
+    func stamp(_ state: inout State) throws(RedisError) -> ChangeStamp {
+        guard let tracking, try healthy(&state) else {
+            let generation = tracking?.shared.withLock { $0.generation } ?? 0
+            return ChangeStamp(try readRevision(&state), generation)
+        }
+        let (cached, generation) = tracking.shared.withLock { ($0.cachedRevision, $0.generation) }
+        if let cached { return ChangeStamp(cached, generation) }
+        let revision = try readRevision(&state)
+        tracking.shared.withLock { shared in
+            if shared.generation == generation { shared.cachedRevision = revision }
+        }
+        return ChangeStamp(revision, generation)
+    }
+
+    func readRevision(_ state: inout State) throws(RedisError) -> UInt64 {
+        let reply = try state.router.run([Data("GET".utf8), layout.revisionKey], key: layout.revisionKey, operation: "GET revision")
+        switch reply {
+        case .null: return 0
+        case .string(let data):
+            guard let value = UInt64(String(decoding: data, as: UTF8.self)) else {
+                throw .corruptRecord(key: String(decoding: layout.revisionKey, as: UTF8.self), reason: "not a number")
+            }
+            return value
+        default:
+            throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "GET revision", got: reply.typeName)
+        }
+    }
+
+    /// Whether tracking covers every master now; when it does not, tries to set it up again (at most
+    /// once a second).
+    func healthy(_ state: inout State) throws(RedisError) -> Bool {
+        guard let tracking else { return false }
+        let masters = try state.router.masters()
+        if tracking.isHealthy(masters: masters) { return true }
+        guard Date().timeIntervalSince(state.lastRepair) >= 1 else { return false }
+        state.lastRepair = Date()
+        for endpoint in masters {
+            guard let connection = try? state.router.connection(endpoint) else { continue }
+            if !tracking.isHealthy(masters: [endpoint]) { tracking.enable(endpoint, connection) }
+        }
+        return tracking.isHealthy(masters: masters)
+    }
+
+    /// A new insertion order: a nanosecond clock, kept increasing within the process.
+    func nextOrder(_ state: inout State) -> UInt64 {
+        let clock = UInt64(Date().timeIntervalSince1970 * 1e9)
+        state.lastOrder = max(state.lastOrder &+ 1, clock)
+        return state.lastOrder
+    }
+}

@@ -1,0 +1,36 @@
+import CacheStore
+import CacheStoreRedis
+import Foundation
+
+/// The Redis servers `scripts/redis-servers.sh` started for the run, named by environment variables.
+///
+/// Without them the Redis backends are left out locally; under `CI=true` they stay in, so a missing
+/// server makes the tests fail instead of vanish.
+enum RedisTestServers {
+    static var backends: [Backend] {
+        let environment = ProcessInfo.processInfo.environment
+        let ci = environment["CI"] == "true"
+        var cases: [Backend] = []
+        if ci || environment["TOKENCACHE_TEST_REDIS"] != nil { cases.append(.redis) }
+        if ci || environment["TOKENCACHE_TEST_REDIS_CLUSTER"] != nil { cases.append(.redisCluster) }
+        return cases
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        let variable: String
+        var description: String { "\(variable) is not set: run the tests through scripts/test.sh (it starts Redis servers)" }
+    }
+
+    /// A fresh, empty store: a new key prefix on the shared server, payloads sealed with a new key.
+    static func makeStore(cluster: Bool, groups: AccessGroups, maximumDataSize: Int) throws -> RedisStore {
+        let variable = cluster ? "TOKENCACHE_TEST_REDIS_CLUSTER" : "TOKENCACHE_TEST_REDIS"
+        guard let spec = ProcessInfo.processInfo.environment[variable] else { throw Missing(variable: variable) }
+        var configuration = try RedisConfiguration(parsing: spec)
+        configuration.prefix = "conformance-\(UUID().uuidString)"
+        configuration.keySource = .environment(name: "TEST_REDIS_KEY")
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        return try RedisStore(
+            configuration: configuration, accessGroups: groups, environment: ["TEST_REDIS_KEY": key],
+            maximumDataSize: maximumDataSize)
+    }
+}

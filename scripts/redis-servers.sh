@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Starts or stops the Redis servers the test suites run against, all inside DIR:
+#
+#   bash scripts/redis-servers.sh start DIR    # prints `export …` lines for the specs
+#   bash scripts/redis-servers.sh stop DIR
+#   bash scripts/redis-servers.sh run COMMAND [ARGUMENTS…]   # start, run, stop (even on failure)
+#
+# One standalone redis-server (a unix socket and a loopback port) and a three-master Redis Cluster
+# on loopback ports, none persisting anything (--save '' --appendonly no), each in its own folder.
+# `start` writes DIR/env with TOKENCACHE_TEST_REDIS (the unix socket), TOKENCACHE_TEST_REDIS_TCP and
+# TOKENCACHE_TEST_REDIS_CLUSTER. Waits are bounded: a server that does not come up within 20 s
+# fails the start.
+set -euo pipefail
+
+free_port() {  # a free loopback port whose cluster bus port (+10000) is free too
+    python3 - <<'PY'
+import random, socket
+for _ in range(200):
+    port = random.randint(20000, 45000)
+    try:
+        for candidate in (port, port + 10000):
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", candidate))
+    except OSError:
+        continue
+    print(port)
+    break
+PY
+}
+
+wait_for() {  # wait_for SECONDS COMMAND…: polls every 0.1 s until COMMAND succeeds
+    local deadline=$((SECONDS + $1)); shift
+    until "$@" >/dev/null 2>&1; do
+        if [ "$SECONDS" -ge "$deadline" ]; then return 1; fi
+        sleep 0.1
+    done
+}
+
+start_server() {  # start_server FOLDER PORT [EXTRA OPTIONS…]
+    local folder=$1 port=$2; shift 2
+    mkdir -p "$folder"
+    redis-server --daemonize yes --dir "$folder" --pidfile "$folder/redis.pid" --logfile "$folder/redis.log" \
+        --bind 127.0.0.1 --port "$port" --save '' --appendonly no --protected-mode yes "$@"
+}
+
+start() {
+    local dir=$1
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    local single_port; single_port=$(free_port)
+    start_server "$dir/single" "$single_port" --unixsocket "$dir/single/redis.sock" --unixsocketperm 700
+    wait_for 20 redis-cli -s "$dir/single/redis.sock" ping || { echo "error: redis-server did not start (see $dir/single/redis.log)" >&2; exit 1; }
+
+    local nodes=()
+    for index in 1 2 3; do
+        local port; port=$(free_port)
+        start_server "$dir/cluster-$index" "$port" --cluster-enabled yes --cluster-config-file "$dir/cluster-$index/nodes.conf" \
+            --cluster-node-timeout 2000
+        wait_for 20 redis-cli -p "$port" ping || { echo "error: cluster node $port did not start" >&2; exit 1; }
+        nodes+=("127.0.0.1:$port")
+    done
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >"$dir/cluster-create.log" 2>&1 \
+        || { echo "error: redis-cli --cluster create failed (see $dir/cluster-create.log)" >&2; exit 1; }
+    local first=${nodes[0]##*:}
+    for node in "${nodes[@]}"; do
+        wait_for 20 sh -c "redis-cli -p ${node##*:} cluster info | grep -q 'cluster_state:ok'" \
+            || { echo "error: the cluster did not reach state ok" >&2; exit 1; }
+    done
+    cat >"$dir/env" <<ENV
+export TOKENCACHE_TEST_REDIS='redis+unix://$dir/single/redis.sock'
+export TOKENCACHE_TEST_REDIS_TCP='redis://127.0.0.1:$single_port'
+export TOKENCACHE_TEST_REDIS_CLUSTER='redis://127.0.0.1:$first'
+ENV
+    cat "$dir/env"
+}
+
+stop() {
+    local dir=$1
+    for pidfile in "$dir"/*/redis.pid; do
+        [ -f "$pidfile" ] || continue
+        local pid; pid=$(cat "$pidfile")
+        kill "$pid" 2>/dev/null || true
+        wait_for 10 sh -c "! kill -0 $pid" || kill -9 "$pid" 2>/dev/null || true
+    done
+}
+
+case "${1:-}" in
+    start) start "$2" ;;
+    stop) stop "$2" ;;
+    run)
+        shift
+        scratch=$(mktemp -d)
+        trap 'stop "$scratch"; rm -rf "$scratch"' EXIT
+        start "$scratch" >/dev/null
+        # shellcheck disable=SC1091
+        . "$scratch/env"
+        "$@"
+        ;;
+    *) echo "usage: $0 start DIR | stop DIR | run COMMAND [ARGUMENTS…]" >&2; exit 2 ;;
+esac
