@@ -37,7 +37,12 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
             return
         }
         if RedisConfiguration.isRedisSpec(text) {
-            self = .redis(try RedisConfiguration(parsing: text))
+            do {
+                self = .redis(try RedisConfiguration(parsing: text))
+            } catch {
+                guard case .invalidSpecification(let shown, let reason) = error else { throw .invalidSpecification(text, reason: "\(error)") }
+                throw .invalidSpecification(shown, reason: reason)
+            }
             return
         }
         if text.hasPrefix("sqlite:") {

@@ -84,8 +84,8 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a `redis://` or `redis+unix://` spec.
-    public init(parsing text: String) throws(CacheStoreError) {
-        func invalid(_ reason: String) -> CacheStoreError { .invalidSpecification(Self.redacted(text), reason: reason) }
+    public init(parsing text: String) throws(RedisError) {
+        func invalid(_ reason: String) -> RedisError { .invalidSpecification(Self.redacted(text), reason: reason) }
         guard Self.isRedisSpec(text), let url = URLComponents(string: text) else {
             throw invalid("a Redis store is redis://[user:password@]host[:port][/db][?options] or redis+unix:///path[?options]")
         }

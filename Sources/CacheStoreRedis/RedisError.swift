@@ -22,6 +22,8 @@ public enum RedisError: Error, Sendable, CustomStringConvertible, Equatable {
     case partiallyApplied(committedPartitions: Int, of: Int, cause: String)
     /// The data key the store spec names cannot be had (variable unset, key file unusable).
     case keyUnavailable(source: String, reason: String)
+    /// A `redis://` or `redis+unix://` store spec cannot be understood (shown with its password hidden).
+    case invalidSpecification(String, reason: String)
     /// A stored record cannot be read (written by a newer tokencache, or damaged).
     case corruptRecord(key: String, reason: String)
 
@@ -50,6 +52,8 @@ public enum RedisError: Error, Sendable, CustomStringConvertible, Equatable {
                 + "those partitions are committed, the rest unchanged; running it again completes it"
         case .keyUnavailable(let source, let reason):
             return "the data key of the Redis store (key=\(source)) cannot be used: \(reason)"
+        case .invalidSpecification(let spec, let reason):
+            return "cannot use store '\(spec)': \(reason)"
         case .corruptRecord(let key, let reason):
             return "the Redis record \(key) cannot be read: \(reason)"
         }

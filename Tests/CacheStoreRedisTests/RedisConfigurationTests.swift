@@ -45,7 +45,7 @@ struct RedisConfigurationTests {
         "redis://host?timeout=-1", "redis://host?lifetime=soon", "redis://host?color=blue", "redis+unix://relative",
     ])
     func malformedSpecsAreRefusedWithoutThePassword(spec: String) {
-        #expect(throws: CacheStoreError.self) { try RedisConfiguration(parsing: spec) }
+        #expect(throws: RedisError.self) { try RedisConfiguration(parsing: spec) }
         do {
             _ = try RedisConfiguration(parsing: "redis://u:topsecret@host?color=blue")
         } catch {
