@@ -3,8 +3,9 @@ import Foundation
 import Testing
 @testable import CacheStoreRedis
 
-/// Servers that stop, freeze, restart and die under the store: each test runs its own.
-@Suite("Redis faults", .enabled(if: PrivateRedis.available))
+/// Servers that stop, freeze, restart and die under the store: each test runs its own, one test at
+/// a time (two servers picking ports at the same moment could take each other's cluster bus port).
+@Suite("Redis faults", .serialized, .enabled(if: PrivateRedis.available))
 struct RedisFaultTests {
     static func open(_ spec: String, timeout: Int = 1000) throws -> RedisStore {
         var configuration = try RedisConfiguration(parsing: spec)
