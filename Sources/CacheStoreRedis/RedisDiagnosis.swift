@@ -63,12 +63,10 @@ public struct RedisDiagnosis: Sendable {
                 add("cluster", state == "ok" ? .ok : .problem, "Redis Cluster, state \(state), \(size) masters serving slots",
                     fix: state == "ok" ? nil : "a master is down or slots are unassigned: `redis-cli --cluster check` says which")
             }
-        } catch let error as RedisError {
+        } catch {
             add("server", .problem, "cannot be used", fix: error.description)
             facts.append(contentsOf: keyFacts(configuration, accessGroups: accessGroups, environment: environment))
             return RedisDiagnosis(facts: facts)
-        } catch {
-            add("server", .problem, "cannot be used", fix: String(describing: error))
         }
 
         // Tracking, through a store opened without keys (it reads and writes nothing).
