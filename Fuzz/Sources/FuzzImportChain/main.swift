@@ -95,7 +95,9 @@ fuzzMain { data in
     guard let store = try? MemoryStore(accessGroups: AccessGroups([group])),
         let decoded = try? ImportDecoder.decode(file, source: "fuzz", format: format, accessGroup: group)
     else { return }
-    expectReadable(decoded.items)
+    // Keychain items are raw store items, kept byte for byte (a payload that does not decode is the
+    // engine's unreadable item, not the importer's); every other format's items are written by us.
+    if decoded.format != .keychainItems { expectReadable(decoded.items) }
     guard (try? CacheInterchange(store: store, accessGroup: group).importData(file, source: "fuzz", format: format)) != nil else { return }
     do {
         try exercise(store)
