@@ -32,6 +32,8 @@ let package = Package(
         fuzzTarget("FuzzKeyedArchive", ["KeyedArchive", "TokenCacheSchema"]),
         fuzzTarget("FuzzUnifiedItem", ["TokenCacheSchema", "CacheStore"]),
         fuzzTarget("FuzzKeychainItems", ["TokenCacheInterchange", "CacheStore"]),
+        // The chain after an import: every lookup, listing, dump and export of what was imported.
+        fuzzTarget("FuzzImportChain", ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory"]),
     ],
     swiftLanguageModes: [.v6]
 )

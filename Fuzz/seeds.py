@@ -114,3 +114,21 @@ put("FuzzKeyedArchive", "edge_bplist_header", b"bplist00")
 # ADAL.NET v3: version 3, one entry with a 7-bit length spilling into a second byte, an empty blob.
 put("FuzzADALNetV3", "edge_empty_v3", b"\x03\x00\x00\x00\x00\x00\x00\x00")
 put("FuzzADALNetV3", "edge_long_length", b"\x03\x00\x00\x00\x01\x00\x00\x00\x80\x01" + b"k" * 128 + b"\x02{}")
+
+# The import chain: every fixture behind a format selector byte (0: detect; the order of
+# ImportFormat.allCases after it: msal-json, msal-v2, keychain-items, adal-v3, adal-macos), keychain
+# items holding the unified entries and each legacy ADAL archive (generic "1", as ADAL stores them).
+for path in fixture_files():
+    name = os.path.relpath(path, fixtures).replace("/", "_")
+    with open(path, "rb") as f:
+        raw = f.read()
+    put("FuzzImportChain", name, b"\x00" + raw)
+legacy = []
+for path in fixture_files():
+    if path.endswith(".bplist"):
+        with open(path, "rb") as f:
+            legacy.append({"access_group": "com.microsoft.adalcache", "account": "bXlmYWtldXNlckBjb250b3NvLmNvbQ",
+                           "service": "MSOpenTech.ADAL.1|aHR0cHM6Ly9sb2dpbi5taWNyb3NvZnRvbmxpbmUuY29tL2NvbW1vbg|CC3513A0-0E69-4B4D-97FC-DFB6C91EE132|MjdhZDgzYzktZmM1ZS00YTZjLWFmMDEtMzZlZGE0MmVkMThm",
+                           "generic": "1", "type": None, "data": base64.b64encode(f.read()).decode()})
+put("FuzzImportChain", "keychain_items_unified", b"\x03" + json.dumps(keychain_items[:12], indent=2).encode())
+put("FuzzImportChain", "keychain_items_legacy", b"\x03" + json.dumps(legacy, indent=2).encode())

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${1:-30}
 shift || true
-all=(FuzzMSALJSON FuzzMSALV2 FuzzADALNetV3 FuzzKeyedArchive FuzzUnifiedItem FuzzKeychainItems)
+all=(FuzzMSALJSON FuzzMSALV2 FuzzADALNetV3 FuzzKeyedArchive FuzzUnifiedItem FuzzKeychainItems FuzzImportChain)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all[@]}"); fi
 jobs=${FUZZ_JOBS:-1}

@@ -31,9 +31,14 @@ public enum BinaryPropertyListReader {
         var offsetTable = 0
         var visiting: Set<Int> = []
         var produced = 0
-        /// Strings and data already read, by object index: a leaf referenced many times is read
-        /// once and shared (copy-on-write), so references cannot multiply the input's bytes.
-        var leaves: [Int: PropertyList] = [:]
+        /// Strings, data and containers already read, by object index, with the height of their
+        /// nesting: an object referenced many times is read once and shared (copy-on-write), so
+        /// references cannot multiply the work, which stays linear in the input's size.
+        /// Each also records how many values it expands to, which a reference counts again, so the
+        /// value returned never expands past ``maximumValues`` however it is walked.
+        var parsed: [Int: (value: PropertyList, height: Int, size: Int)] = [:]
+        /// The deepest nesting below the object being read (0 for a scalar).
+        var height = 0
 
         init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -113,11 +118,24 @@ public enum BinaryPropertyListReader {
             return Int(value)
         }
 
-        mutating func object(_ index: Int, depth: Int) throws(BinaryPropertyListError) -> PropertyList {
-            produced += 1
+        mutating func count(_ values: Int) throws(BinaryPropertyListError) {
+            produced += values
             guard produced <= BinaryPropertyListReader.maximumValues else {
                 throw BinaryPropertyListError("expands to more than \(BinaryPropertyListReader.maximumValues) values")
             }
+        }
+
+        mutating func object(_ index: Int, depth: Int) throws(BinaryPropertyListError) -> PropertyList {
+            height = 0
+            if let known = parsed[index] {
+                guard depth + known.height <= BinaryPropertyListReader.maximumDepth else {
+                    throw BinaryPropertyListError("nested deeper than \(BinaryPropertyListReader.maximumDepth) levels")
+                }
+                try count(known.size)
+                height = known.height
+                return known.value
+            }
+            try count(1)
             let start = try offset(of: index)
             let marker = bytes[start]
             switch marker >> 4 {
@@ -150,9 +168,9 @@ public enum BinaryPropertyListReader {
                 guard marker == 0x33 else { throw BinaryPropertyListError("invalid date marker", offset: start) }
                 return .date(Double(bitPattern: try unsigned(at: start + 1, size: 8)))
             case 0x4, 0x5, 0x6:
-                if let leaf = leaves[index] { return leaf }
+                if let known = parsed[index] { return known.value }
                 let leaf = try self.leaf(marker: marker, at: start)
-                leaves[index] = leaf
+                parsed[index] = (leaf, 0, 1)
                 return leaf
             case 0x8:
                 let size = Int(marker & 0x0F) + 1
@@ -161,31 +179,37 @@ public enum BinaryPropertyListReader {
             case 0xA, 0xC:
                 let (count, next) = try length(marker: marker, at: start)
                 try checkRange(next, count, element: referenceSize)
-                return .array(try container(index, depth: depth) { (parser) throws(BinaryPropertyListError) in
+                var containerHeight = 1
+                let before = produced - 1
+                let values = try container(index, depth: depth) { (parser) throws(BinaryPropertyListError) in
                     var values: [PropertyList] = []
                     values.reserveCapacity(count)
                     for position in 0..<count {
                         let reference = try parser.reference(at: next + position * parser.referenceSize)
-                        values.append(try parser.object(reference, depth: depth + 1))
+                        values.append(try parser.child(reference, depth: depth + 1, height: &containerHeight))
                     }
                     return values
-                })
+                }
+                return remember(.array(values), at: index, height: containerHeight, size: produced - before)
             case 0xD:
                 let (count, next) = try length(marker: marker, at: start)
                 try checkRange(next, count, element: 2 * referenceSize)
-                return .dictionary(try container(index, depth: depth) { (parser) throws(BinaryPropertyListError) in
+                var containerHeight = 1
+                let before = produced - 1
+                let members = try container(index, depth: depth) { (parser) throws(BinaryPropertyListError) in
                     var members: [(key: String, value: PropertyList)] = []
                     members.reserveCapacity(count)
                     for position in 0..<count {
                         let keyReference = try parser.reference(at: next + position * parser.referenceSize)
-                        guard case .string(let key) = try parser.object(keyReference, depth: depth + 1) else {
+                        guard case .string(let key) = try parser.child(keyReference, depth: depth + 1, height: &containerHeight) else {
                             throw BinaryPropertyListError("dictionary key is not a string", offset: next + position * parser.referenceSize)
                         }
                         let valueReference = try parser.reference(at: next + (count + position) * parser.referenceSize)
-                        members.append((key, try parser.object(valueReference, depth: depth + 1)))
+                        members.append((key, try parser.child(valueReference, depth: depth + 1, height: &containerHeight)))
                     }
                     return members
-                })
+                }
+                return remember(.dictionary(members), at: index, height: containerHeight, size: produced - before)
             default:
                 throw BinaryPropertyListError("unknown object type 0x\(String(marker, radix: 16))", offset: start)
             }
@@ -223,6 +247,20 @@ public enum BinaryPropertyListReader {
             }
             defer { visiting.remove(index) }
             return try body(&self)
+        }
+
+        /// Reads the child at `reference` of a container, keeping the container's height up to date.
+        mutating func child(_ reference: Int, depth: Int, height containerHeight: inout Int) throws(BinaryPropertyListError) -> PropertyList {
+            let value = try object(reference, depth: depth)
+            containerHeight = max(containerHeight, height + 1)
+            return value
+        }
+
+        /// Remembers a container read whole, with its height, and leaves the height for the caller.
+        mutating func remember(_ value: PropertyList, at index: Int, height containerHeight: Int, size: Int) -> PropertyList {
+            parsed[index] = (value, containerHeight, size)
+            height = containerHeight
+            return value
         }
     }
 }

@@ -37,7 +37,7 @@ public struct StoredCredential: Sendable, Hashable {
             homeAccountId: legacy.homeAccountId.isEmpty ? nil : legacy.homeAccountId,
             environment: legacy.environment,
             familyId: legacy.item.effectiveFamilyId,
-            cachedAt: legacy.item.cachedAt.map { Int64($0.timeIntervalSince1970) })
+            cachedAt: legacy.item.cachedAt.map(UnixTime.clampedSeconds))
         box = CredentialBox(credential, identity: legacy.identity)
         source = .legacyADAL
     }

@@ -39,7 +39,7 @@ extension TokenCache {
         let claims = query.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
         let applicationIdentifier = ItemKey.normalized(query.applicationIdentifier ?? "")
         let now = self.now
-        let deadline = now + configuration.expirationBuffer
+        let deadline = UnixTime.adding(configuration.expirationBuffer, to: now)
 
         var best: (rank: Int, token: IndexedCredential, expiresOn: Int64)?
         for token in candidates {

@@ -102,9 +102,9 @@ extension TokenCache {
                 realm: realm,
                 target: target,
                 cachedAt: now,
-                expiresOn: now + expiresIn,
-                extendedExpiresOn: (response.extendedExpiresIn ?? 0) > 0 ? now + response.extendedExpiresIn! : nil,
-                refreshOn: response.refreshIn.map { now + $0 },
+                expiresOn: UnixTime.adding(expiresIn, to: now),
+                extendedExpiresOn: (response.extendedExpiresIn ?? 0) > 0 ? UnixTime.adding(response.extendedExpiresIn!, to: now) : nil,
+                refreshOn: response.refreshIn.map { UnixTime.adding($0, to: now) },
                 tokenType: tokenType,
                 keyId: tokenType == nil ? nil : request.keyId,
                 requestedClaims: request.requestedClaims.flatMap { $0.isEmpty ? nil : $0 },
@@ -228,12 +228,12 @@ extension TokenCache {
         if let resource = request.resource, let accessToken = response.accessToken, let expiresIn = response.expiresIn {
             var additional: [(String, ArchivedValue)] = []
             if let extended = response.extendedExpiresIn, extended > 0 {
-                additional.append(("extended_expires_on", .date(Date(timeIntervalSince1970: TimeInterval(now + extended)))))
+                additional.append(("extended_expires_on", .date(Date(timeIntervalSince1970: TimeInterval(UnixTime.adding(extended, to: now))))))
             }
             items.append(LegacyTokenCacheItem(
                 authority: authority, resource: resource, clientId: clientId, accessToken: accessToken,
                 accessTokenType: response.tokenType ?? "Bearer",
-                expiresOn: Date(timeIntervalSince1970: TimeInterval(now + expiresIn)),
+                expiresOn: Date(timeIntervalSince1970: TimeInterval(UnixTime.adding(expiresIn, to: now))),
                 familyId: familyId, rawIdToken: response.idToken, cachedAt: cachedAt, homeAccountId: homeAccountId,
                 additionalServer: .dictionary(additional)))
         }

@@ -168,7 +168,7 @@ public final class TokenCache: Sendable {
     }
 
     /// The current time in whole seconds, as the schema stores it.
-    var now: Int64 { Int64(configuration.clock().timeIntervalSince1970) }
+    var now: Int64 { UnixTime.clampedSeconds(configuration.clock()) }
 
     /// How many damaged items (forged, altered or unauthenticated rows; see `DamagedItem`) the store
     /// skipped when the engine last read it. They are never returned; everything else keeps

@@ -119,12 +119,16 @@ public enum ADALNetV3Blob {
         // A local-time form carries an offset (`+0100`); the milliseconds are UTC either way.
         if let sign = digits.dropFirst().firstIndex(where: { $0 == "+" || $0 == "-" }) { digits = digits[..<sign] }
         guard let milliseconds = Int64(digits) else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+        let date = Date(timeIntervalSince1970: TimeInterval(milliseconds) / 1000)
+        return UnixTime.isValid(date) ? date : nil
     }
 
     /// The DataContract form of a date.
     public static func dataContract(_ date: Date) -> JSONValue {
-        ["DateTime": .string("/Date(\(Int64((date.timeIntervalSince1970 * 1000).rounded())))/"), "OffsetMinutes": 0]
+        // Within UnixTime.range the milliseconds fit in Int64 many times over; outside it, clamp.
+        let seconds = UnixTime.isValid(date) ? date.timeIntervalSince1970 : Double(UnixTime.clampedSeconds(date))
+        let milliseconds = Int64((seconds * 1000).rounded())
+        return ["DateTime": .string("/Date(\(milliseconds))/"), "OffsetMinutes": 0]
     }
 
     private struct Reader {

@@ -120,9 +120,16 @@ public enum KeychainItemsFormat {
                 dataSize = item.data.count
             }
             if options.includeDates {
+                // A date a store file can hold but no clock shows (NaN, beyond the year 9999) is left out.
                 let style = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-                created = item.created?.formatted(style)
-                modified = item.modified?.formatted(style)
+                func formatted(_ date: Date?) -> String? {
+                    guard let seconds = date?.timeIntervalSince1970, seconds.isFinite,
+                        seconds >= -62_135_596_800, seconds <= 253_402_300_799
+                    else { return nil }
+                    return date?.formatted(style)
+                }
+                created = formatted(item.created)
+                modified = formatted(item.modified)
             }
         }
 

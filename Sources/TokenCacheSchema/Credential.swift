@@ -352,6 +352,18 @@ public struct Credential: SchemaItem {
         )
     }
 
+    /// Refuses a timestamp outside ``UnixTime/range``: the reader would refuse the item, so it is
+    /// not written.
+    public func checkStorable() throws(SchemaError) {
+        for (field, seconds) in [
+            (Field.cachedAt, cachedAt), (Field.expiresOn, expiresOn), (Field.extendedExpiresOn, extendedExpiresOn),
+            (Field.refreshOn, refreshOn),
+        ] {
+            if let seconds, !UnixTime.range.contains(seconds) {
+                throw .invalidField(field, reason: "is \(seconds), out of range: it must be \(UnixTime.rangeDescription)", item: nil)
+            }
+        }
+    }
 
     private var keyRealm: String? {
         switch credentialType {

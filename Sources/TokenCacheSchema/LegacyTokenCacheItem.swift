@@ -195,7 +195,11 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
         func date(_ key: String) throws(SchemaError) -> Date? {
             switch object[key] {
             case nil, .null?: return nil
-            case .date(let value)?: return value
+            case .date(let value)?:
+                guard UnixTime.isValid(value) else {
+                    throw .invalidField(key, reason: "is a date out of range: it must be \(UnixTime.rangeDescription)", item: nil)
+                }
+                return value
             default: throw .invalidField(key, reason: "is not a date", item: nil)
             }
         }
@@ -220,6 +224,11 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
             additionalServer = .dictionary(className: className, keys: keys, values: values)
         default: throw .invalidField("additionalServer", reason: "is not a dictionary", item: nil)
         }
+        for key in ["extended_expires_on", "ext_expires_on"] {
+            if case .date(let date)? = additionalServer?[key], !UnixTime.isValid(date) {
+                throw .invalidField("additionalServer.\(key)", reason: "is a date out of range: it must be \(UnixTime.rangeDescription)", item: nil)
+            }
+        }
         switch object["userInformation"] {
         case nil, .null?: break
         case .object(let user)?:
@@ -240,7 +249,18 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
     /// raw ID token and, as ADAL on iOS writes it, `userId`, `userIdDisplayable` and `allClaims`.
     public var archiveData: Data {
         func optional(_ value: String?) -> ArchivedValue { value.map(ArchivedValue.string) ?? .null }
-        func optional(_ value: Date?) -> ArchivedValue { value.map(ArchivedValue.date) ?? .null }
+        // A date the reader would refuse (not finite, beyond the year 9999) is written clamped.
+        func bounded(_ date: Date) -> Date {
+            UnixTime.isValid(date) ? date : Date(timeIntervalSince1970: TimeInterval(UnixTime.clampedSeconds(date)))
+        }
+        func optional(_ value: Date?) -> ArchivedValue { value.map { ArchivedValue.date(bounded($0)) } ?? .null }
+        var boundedServer = additionalServer ?? .dictionary([])
+        if case .dictionary(let className, let keys, var values) = boundedServer {
+            for position in values.indices {
+                if case .date(let date) = values[position] { values[position] = .date(bounded(date)) }
+            }
+            boundedServer = .dictionary(className: className, keys: keys, values: values)
+        }
         var fields: [ArchivedObject.Field] = [
             .init("resource", optional(resource)),
             .init("authority", .string(authority)),
@@ -251,9 +271,9 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
             .init("expiresOn", optional(expiresOn)),
             .init("familyId", optional(familyId)),
             .init("additionalClient", .dictionary([], className: "NSMutableDictionary")),
-            .init("additionalServer", additionalServer ?? .dictionary([])),
+            .init("additionalServer", boundedServer),
         ]
-        if let cachedAt { fields.append(.init("cachedAt", .date(cachedAt))) }
+        if let cachedAt { fields.append(.init("cachedAt", .date(bounded(cachedAt)))) }
         if let homeAccountId { fields.append(.init("homeAccountId", .string(homeAccountId))) }
         if let enrollmentId { fields.append(.init("enrollmentId", .string(enrollmentId))) }
         if let applicationIdentifier { fields.append(.init("applicationIdentifier", .string(applicationIdentifier))) }
@@ -263,13 +283,37 @@ public struct LegacyTokenCacheItem: Sendable, Hashable {
                 user.append(.init("userId", .string(userId)))
                 user.append(.init("userIdDisplayable", .bool(true)))
             }
-            if let claims = idTokenClaims { user.append(.init("allClaims", Self.archived(.object(claims)))) }
+            let claims = idTokenClaims
+            var withClaims = user
+            if let claims { withClaims.append(.init("allClaims", Self.archived(.object(claims)))) }
+            let root = fields + [.init("userInformation", .object(ArchivedObject(className: Self.userInformationClassName, fields: withClaims)))] + otherFields
+            let data = KeyedArchive.encode(root: .object(ArchivedObject(className: Self.className, fields: root)))
+            // What is written must read back: claims nested or numerous past the reader's limits (an
+            // ID token's claims are the server's) are left out; `allClaims` is a copy of what the raw
+            // ID token holds, and readers take the claims from the token.
+            guard let claims, Self.mayExceedArchiveLimits(.object(claims)), (try? KeyedArchive.decode(data)) == nil else { return data }
             fields.append(.init("userInformation", .object(ArchivedObject(className: Self.userInformationClassName, fields: user))))
         } else {
             fields.append(.init("userInformation", .null))
         }
         fields += otherFields
         return KeyedArchive.encode(root: .object(ArchivedObject(className: Self.className, fields: fields)))
+    }
+
+    /// Whether `value` nests deeper than 32 levels or holds more than 1,000 values: only then can the
+    /// archive of it come near ``KeyedArchive/maximumDepth`` or ``KeyedArchive/maximumValues``.
+    static func mayExceedArchiveLimits(_ value: JSONValue) -> Bool {
+        var budget = 1_000
+        func walk(_ value: JSONValue, depth: Int) -> Bool {
+            budget -= 1
+            if depth > 32 || budget < 0 { return true }
+            switch value {
+            case .object(let object): return object.contains { walk($0.value, depth: depth + 1) }
+            case .array(let elements): return elements.contains { walk($0, depth: depth + 1) }
+            default: return false
+            }
+        }
+        return walk(value, depth: 0)
     }
 
     /// A JSON value as Foundation archives what `NSJSONSerialization` returns.

@@ -105,6 +105,14 @@ struct PayloadFields {
     }
 
     static func timestamp(_ value: JSONValue, field: String) throws(SchemaError) -> Int64? {
+        guard let seconds = try unboundedTimestamp(value, field: field) else { return nil }
+        guard UnixTime.range.contains(seconds) else {
+            throw .invalidField(field, reason: "is \(seconds), out of range: it must be \(UnixTime.rangeDescription)", item: nil)
+        }
+        return seconds
+    }
+
+    private static func unboundedTimestamp(_ value: JSONValue, field: String) throws(SchemaError) -> Int64? {
         switch value {
         case .null:
             return nil
