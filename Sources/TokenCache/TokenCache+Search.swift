@@ -15,7 +15,7 @@ extension TokenCache {
         var query = search.query
         if case .string(let environment)? = query["environment"] { query["environment"] = .string(environment.lowercased()) }
         let homeAccountId: String?? = query["home_account_id"].map { value in
-            if case .string(let text) = value { return norm(text) as String }
+            if case .string(let text) = value { return ItemKey.normalized(text) }
             return value == .null ? "" : nil
         }
         let wanted = Set(search.target.map { Substring($0) })
@@ -49,7 +49,7 @@ extension TokenCache {
             case .appMetadata:
                 let apps: [IndexedAppMetadata]
                 if case .string(let client)? = query["client_id"] {
-                    apps = index.appMetadata[norm(client)] ?? []
+                    apps = index.appMetadata[ItemKey.normalized(client)] ?? []
                 } else {
                     apps = index.appMetadata.values.flatMap { $0 }.sorted { $0.sequence < $1.sequence }
                 }
@@ -69,7 +69,7 @@ extension TokenCache {
         case .accessToken:
             if case .some(.some(let home)) = homeAccountId, case .string(let client)? = query["client_id"],
                case .string(let realm)? = query["realm"] {
-                return index.accessTokens[CacheIndex.AccessTokenKey(homeAccountId: home, clientId: norm(client), realm: norm(realm))] ?? []
+                return index.accessTokens[CacheIndex.AccessTokenKey(homeAccountId: home, clientId: ItemKey.normalized(client), realm: ItemKey.normalized(realm))] ?? []
             }
             byHome = index.credentialsByHomeAccount
         case .refreshToken: byHome = index.refreshTokens

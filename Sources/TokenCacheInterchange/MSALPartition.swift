@@ -15,22 +15,22 @@ public enum MSALPartition: Sendable, Hashable {
     var descriptor: String {
         switch self {
         case .all: "all"
-        case .account(let id): "account:" + (norm(id) as String)
-        case .client(let id): "client:" + (norm(id) as String)
+        case .account(let id): "account:" + ItemKey.normalized(id)
+        case .client(let id): "client:" + ItemKey.normalized(id)
         }
     }
 
     /// Whether the entry of `section` belongs to the partition.
     public func contains(_ entry: JSONObject, in section: MSALSection) -> Bool {
-        let home = entry[Credential.Field.homeAccountId]?.stringValue.map { norm($0) as String } ?? ""
+        let home = entry[Credential.Field.homeAccountId]?.stringValue.map { ItemKey.normalized($0) } ?? ""
         switch self {
         case .all:
             return true
         case .account(let id):
-            return section == .appMetadata || (!home.isEmpty && home == (norm(id) as String))
+            return section == .appMetadata || (!home.isEmpty && home == ItemKey.normalized(id))
         case .client(let id):
-            let client = entry[Credential.Field.clientId]?.stringValue.map { norm($0) as String }
-            guard client == (norm(id) as String) else { return false }
+            let client = entry[Credential.Field.clientId]?.stringValue.map { ItemKey.normalized($0) }
+            guard client == ItemKey.normalized(id) else { return false }
             return section == .appMetadata || (section != .account && home.isEmpty)
         }
     }

@@ -19,14 +19,6 @@ extension ItemKey {
     }
 }
 
-/// The schema's `norm()`, under its old name.
-@available(*, deprecated, renamed: "ItemKey.normalized(_:)")
-public func norm(_ string: String) -> String { normalizedKeyPart(string) }
-
-/// The schema's `norm()` of an optional value, under its old name.
-@available(*, deprecated, renamed: "ItemKey.normalized(_:)")
-public func norm(_ string: String?) -> String? { string.map { normalizedKeyPart($0) } }
-
 private func normalizedKeyPart(_ string: String) -> String {
     // Fast path: keys are almost always ASCII that is already lower-case and trimmed, and this runs
     // for every item the engine indexes and every field a lookup compares.

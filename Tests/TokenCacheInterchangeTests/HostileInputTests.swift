@@ -93,9 +93,10 @@ import TokenCacheSchema
         #expect(try store.allItems() == before)
     }
 
-    @Test func deepNestingIsRefusedQuickly() throws {
+    // How long these take is measured by benchmarks and bounded by the readers' budgets, never
+    // asserted here: a loaded machine would make a timing assertion fail for no fault of the code.
+    @Test func deepNestingIsRefused() throws {
         let store = try newStore()
-        let start = Date()
         for opener in ["[", "{\"a\":"] {
             let deep = Data(String(repeating: opener, count: 200_000).utf8)
             let error = try #require(Self.outcome(deep, into: store))
@@ -108,11 +109,10 @@ import TokenCacheSchema
         let nested = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
         let entry = #"{"RefreshToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "s", "x": NESTED}}}"#
         #expect(Self.outcome(Data(entry.replacingOccurrences(of: "NESTED", with: nested).utf8), into: store) == nil)
-        #expect(Date().timeIntervalSince(start) < 10)
     }
 
     @Test func hugeInputsAreHandled() throws {
-        // 50,000 entries import in one batch, in bounded time.
+        // 50,000 entries import in one batch.
         var text = #"{"AccessToken": {"#
         for index in 0..<50_000 {
             if index > 0 { text += "," }
@@ -120,10 +120,8 @@ import TokenCacheSchema
         }
         text += "}}"
         let store = try newStore()
-        let start = Date()
         let report = try CacheInterchange(store: store).importData(Data(text.utf8), source: "big.json")
         #expect(report.imported == 50_000)
-        #expect(Date().timeIntervalSince(start) < 60)
 
         // A secret over the store's 16 MiB payload limit fails the whole batch.
         let big = String(repeating: "A", count: 17 << 20)

@@ -60,7 +60,7 @@ struct MSALPythonSearchTests {
         let cache = directory.path("python-cache.json")
         try python.run("write", cache, directory.path("manifest.json"))
 
-        let store = try MemoryStore(accessGroups: try AccessGroups(["com.microsoft.adalcache"]))
+        let store = MemoryStore(accessGroups: try AccessGroups(["com.microsoft.adalcache"]))
         _ = try CacheInterchange(store: store).importFile(atPath: cache, format: .msalJSON)
         let engine = try TokenCache(store: store)
         let exported = directory.path("exported.json")
