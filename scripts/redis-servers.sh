@@ -16,7 +16,7 @@ free_port() {  # a free loopback port whose cluster bus port (+10000) is free to
     python3 - <<'PY'
 import random, socket
 for _ in range(200):
-    port = random.randint(20000, 45000)
+    port = random.randint(10000, 22000)  # below the ephemeral range (32768+), bus port included
     try:
         for candidate in (port, port + 10000):
             with socket.socket() as probe:

@@ -23,7 +23,9 @@ final class PrivateRedis: @unchecked Sendable {
         self.persistent = persistent
         var ports: [Int] = []
         while ports.count < count {
-            let port = Int.random(in: 20000...45000)
+            // Below the ephemeral range (32768 and up), cluster bus port (+10000) included: an outgoing
+            // connection may hold any port up there.
+            let port = Int.random(in: 10000...22000)
             if !ports.contains(port), Self.free(port), Self.free(port + 10000) { ports.append(port) }
         }
         self.ports = ports
