@@ -29,5 +29,8 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 export ASAN_OPTIONS="detect_leaks=0 halt_on_error=1 ${ASAN_OPTIONS:-}"
 
 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" "${flags[@]}"
-bash scripts/with-keyring.sh \
+# The Redis conformance suites run against the servers redis-servers.sh starts, as in test.sh.
+redis=()
+if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then redis=(bash scripts/redis-servers.sh run); fi
+bash scripts/with-keyring.sh "${redis[@]}" \
     swift test --skip-build --disable-xctest --sanitize="$sanitizer" --scratch-path "$scratch" "${flags[@]}" "$@"
