@@ -30,21 +30,21 @@ final class RedisConnection: @unchecked Sendable {
         let connected: UnsafeMutablePointer<redisContext>?
         switch endpoint {
         case .tcp(let host, let port):
-            connected = tokencache_redis_connect_tcp(host, Int32(port), connectTimeoutMilliseconds, &code)
+            connected = tc_redis_connect_tcp(host, Int32(port), connectTimeoutMilliseconds, &code)
         case .unix(let path):
-            connected = tokencache_redis_connect_unix(path, connectTimeoutMilliseconds, &code)
+            connected = tc_redis_connect_unix(path, connectTimeoutMilliseconds, &code)
         }
         guard let connected else {
             throw .unreachable(endpoint: endpoint.description, reason: "hiredis could not allocate a connection")
         }
-        if tokencache_redis_error_code(connected) != 0 {
-            let text = String(cString: tokencache_redis_error_text(connected))
-            tokencache_redis_free(connected)
+        if tc_redis_error_code(connected) != 0 {
+            let text = String(cString: tc_redis_error_text(connected))
+            tc_redis_free(connected)
             throw Self.connectError(endpoint, code: code, text: text, timeout: connectTimeoutMilliseconds)
         }
         self.context = connected
-        guard tokencache_redis_set_timeout(connected, commandTimeoutMilliseconds) == REDIS_OK else {
-            tokencache_redis_free(connected)
+        guard tc_redis_set_timeout(connected, commandTimeoutMilliseconds) == REDIS_OK else {
+            tc_redis_free(connected)
             throw .unreachable(endpoint: endpoint.description, reason: "cannot set the command timeout")
         }
         if let password {
@@ -60,7 +60,7 @@ final class RedisConnection: @unchecked Sendable {
         }
     }
 
-    deinit { tokencache_redis_free(context) }
+    deinit { tc_redis_free(context) }
 
     private static func connectError(
         _ endpoint: RedisConfiguration.Endpoint, code: Int32, text: String, timeout: Int
@@ -90,7 +90,7 @@ final class RedisConnection: @unchecked Sendable {
         guard !isBroken else { throw .connectionLost(endpoint: endpoint.description, operation: operation, reason: "connection closed") }
         for arguments in commands {
             let status = Self.withArgv(arguments) { argc, argv, lengths in
-                tokencache_redis_append(context, argc, argv, lengths)
+                tc_redis_append(context, argc, argv, lengths)
             }
             guard status == REDIS_OK else { throw failure(operation, code: 0) }
         }
@@ -98,9 +98,9 @@ final class RedisConnection: @unchecked Sendable {
         replies.reserveCapacity(commands.count)
         for _ in commands {
             var code: Int32 = 0
-            guard let reply = tokencache_redis_next_reply(context, &code) else { throw failure(operation, code: code) }
+            guard let reply = tc_redis_next_reply(context, &code) else { throw failure(operation, code: code) }
             replies.append(RedisValue(reply))
-            tokencache_redis_free_reply(reply)
+            tc_redis_free_reply(reply)
         }
         return replies
     }
@@ -108,23 +108,23 @@ final class RedisConnection: @unchecked Sendable {
     /// Reads the next pushed message (pub/sub), waiting at most `milliseconds`; `nil` when none came.
     func nextMessage(waitingAtMost milliseconds: Int32) throws(RedisError) -> RedisValue? {
         guard !isBroken else { throw .connectionLost(endpoint: endpoint.description, operation: "read message", reason: "connection closed") }
-        if let reply = tokencache_redis_buffered_reply(context) {
-            defer { tokencache_redis_free_reply(reply) }
+        if let reply = tc_redis_buffered_reply(context) {
+            defer { tc_redis_free_reply(reply) }
             return RedisValue(reply)
         }
-        let ready = tokencache_redis_wait_readable(context, milliseconds)
+        let ready = tc_redis_wait_readable(context, milliseconds)
         if ready == 0 { return nil }
         if ready < 0 { throw failure("read message", code: errno) }
         var code: Int32 = 0
-        guard let reply = tokencache_redis_next_reply(context, &code) else { throw failure("read message", code: code) }
-        defer { tokencache_redis_free_reply(reply) }
+        guard let reply = tc_redis_next_reply(context, &code) else { throw failure("read message", code: code) }
+        defer { tc_redis_free_reply(reply) }
         return RedisValue(reply)
     }
 
     /// The error for a failed read or write; marks the connection broken.
     private func failure(_ operation: String, code: Int32) -> RedisError {
         isBroken = true
-        let text = String(cString: tokencache_redis_error_text(context))
+        let text = String(cString: tc_redis_error_text(context))
         if code == EAGAIN || code == EWOULDBLOCK || text.contains("temporarily unavailable") || text.contains("timed out") {
             return .timedOut(endpoint: endpoint.description, operation: operation, milliseconds: commandTimeoutMilliseconds)
         }

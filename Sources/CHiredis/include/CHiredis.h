@@ -33,7 +33,7 @@ int tokencache_hiredis_load(void);
 const char *tokencache_hiredis_failure(void);
 
 
-static inline struct timeval tokencache_redis_timeval(long milliseconds) {
+static inline struct timeval tc_redis_timeval(long milliseconds) {
     struct timeval tv;
     tv.tv_sec = milliseconds / 1000;
     tv.tv_usec = (milliseconds % 1000) * 1000;
@@ -41,33 +41,33 @@ static inline struct timeval tokencache_redis_timeval(long milliseconds) {
 }
 
 // Connects over TCP with a connect timeout; *error_number is errno after a failed connect (0 if none).
-static inline redisContext *tokencache_redis_connect_tcp(const char *host, int port, long timeout_ms, int *error_number) {
+static inline redisContext *tc_redis_connect_tcp(const char *host, int port, long timeout_ms, int *error_number) {
     errno = 0;
-    redisContext *context = tokencache_hiredis.redisConnectWithTimeout(host, port, tokencache_redis_timeval(timeout_ms));
+    redisContext *context = tokencache_hiredis.redisConnectWithTimeout(host, port, tc_redis_timeval(timeout_ms));
     *error_number = errno;
     return context;
 }
 
-static inline redisContext *tokencache_redis_connect_unix(const char *path, long timeout_ms, int *error_number) {
+static inline redisContext *tc_redis_connect_unix(const char *path, long timeout_ms, int *error_number) {
     errno = 0;
-    redisContext *context = tokencache_hiredis.redisConnectUnixWithTimeout(path, tokencache_redis_timeval(timeout_ms));
+    redisContext *context = tokencache_hiredis.redisConnectUnixWithTimeout(path, tc_redis_timeval(timeout_ms));
     *error_number = errno;
     return context;
 }
 
 // The timeout of each read and write on the connection (SO_RCVTIMEO / SO_SNDTIMEO).
-static inline int tokencache_redis_set_timeout(redisContext *context, long timeout_ms) {
-    return tokencache_hiredis.redisSetTimeout(context, tokencache_redis_timeval(timeout_ms));
+static inline int tc_redis_set_timeout(redisContext *context, long timeout_ms) {
+    return tokencache_hiredis.redisSetTimeout(context, tc_redis_timeval(timeout_ms));
 }
 
 // Queues one command (binary-safe arguments) in the output buffer; REDIS_OK or REDIS_ERR.
-static inline int tokencache_redis_append(redisContext *context, int argc, const char **argv, const size_t *lengths) {
+static inline int tc_redis_append(redisContext *context, int argc, const char **argv, const size_t *lengths) {
     return tokencache_hiredis.redisAppendCommandArgv(context, argc, argv, lengths);
 }
 
 // Flushes queued commands if needed and reads the next reply; NULL on an I/O or protocol error
 // (see context->err), with *error_number the errno of a failed read or write.
-static inline redisReply *tokencache_redis_next_reply(redisContext *context, int *error_number) {
+static inline redisReply *tc_redis_next_reply(redisContext *context, int *error_number) {
     void *reply = 0;
     errno = 0;
     int status = tokencache_hiredis.redisGetReply(context, &reply);
@@ -77,7 +77,7 @@ static inline redisReply *tokencache_redis_next_reply(redisContext *context, int
 }
 
 // A reply already read into hiredis's buffer, without touching the socket; NULL when there is none.
-static inline redisReply *tokencache_redis_buffered_reply(redisContext *context) {
+static inline redisReply *tc_redis_buffered_reply(redisContext *context) {
     void *reply = 0;
     if (tokencache_hiredis.redisGetReplyFromReader(context, &reply) != REDIS_OK) return 0;
     return (redisReply *)reply;
@@ -85,7 +85,7 @@ static inline redisReply *tokencache_redis_buffered_reply(redisContext *context)
 
 // Waits up to timeout_ms for the connection's socket to become readable: 1 readable (or closed),
 // 0 timed out, -1 error.
-static inline int tokencache_redis_wait_readable(redisContext *context, int timeout_ms) {
+static inline int tc_redis_wait_readable(redisContext *context, int timeout_ms) {
     struct pollfd descriptor;
     descriptor.fd = context->fd;
     descriptor.events = POLLIN;
@@ -95,9 +95,9 @@ static inline int tokencache_redis_wait_readable(redisContext *context, int time
     return result > 0 ? 1 : 0;
 }
 
-static inline int tokencache_redis_error_code(const redisContext *context) { return context->err; }
-static inline const char *tokencache_redis_error_text(const redisContext *context) { return context->errstr; }
-static inline void tokencache_redis_free_reply(redisReply *reply) { tokencache_hiredis.freeReplyObject(reply); }
-static inline void tokencache_redis_free(redisContext *context) { tokencache_hiredis.redisFree(context); }
+static inline int tc_redis_error_code(const redisContext *context) { return context->err; }
+static inline const char *tc_redis_error_text(const redisContext *context) { return context->errstr; }
+static inline void tc_redis_free_reply(redisReply *reply) { tokencache_hiredis.freeReplyObject(reply); }
+static inline void tc_redis_free(redisContext *context) { tokencache_hiredis.redisFree(context); }
 
 #endif
