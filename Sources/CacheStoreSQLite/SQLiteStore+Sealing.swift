@@ -27,10 +27,11 @@ extension SQLiteStore {
         case damaged(DamagedItem.Reason)
     }
 
-    /// The groups whose payloads are sealed: every group with a key (or an unavailable one) when
-    /// opened with encryption, else the groups the file records a key for.
-    func sealedGroups(on connection: SQLiteConnection) throws(SQLiteStoreError) -> Set<String> {
-        if encrypted { return Set(keys.keys).union(unavailableKeys.keys) }
+    /// The groups whose payloads are sealed, when opened without encryption: those the file records
+    /// a key for. Nil when opened with encryption, where every open group has a key (or an
+    /// unavailable one) from the open on, so every group is sealed and nothing needs reading.
+    func sealedGroups(on connection: SQLiteConnection) throws(SQLiteStoreError) -> Set<String>? {
+        if encrypted { return nil }
         var sealed: Set<String> = []
         for group in accessGroups.all where try Self.recordedKey(group, connection: connection) != nil {
             sealed.insert(group)
@@ -40,9 +41,10 @@ extension SQLiteStore {
 
     /// Opens `item`'s payload. A plain payload in a sealed group and a sealed payload that fails to
     /// open are damaged; a missing key is not damage (the whole group is unreadable) and throws.
-    func payload(of item: StoreItem, envelope: Int64, sealedGroups: Set<String>) throws(EncryptionError) -> StoredPayload {
+    func payload(of item: StoreItem, envelope: Int64, sealedGroups: Set<String>?) throws(EncryptionError) -> StoredPayload {
         if envelope == StoreSchema.plainEnvelope {
-            return sealedGroups.contains(item.accessGroup) ? .damaged(.unsealedInSealedGroup) : .sound(item.data)
+            let sealed = sealedGroups?.contains(item.accessGroup) ?? true
+            return sealed ? .damaged(.unsealedInSealedGroup) : .sound(item.data)
         }
         do {
             return .sound(try openPayload(item))
