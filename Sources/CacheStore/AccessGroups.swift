@@ -38,6 +38,8 @@ public struct AccessGroups: Sendable, Hashable {
             switch operation {
             case .save(let item): try check(item.accessGroup)
             case .delete(let query): try check(query)
+            case .setLookupKeys(let partition, _): try check(partition.accessGroup)
+            case .declareLookupKeysComplete(let group): try check(group)
             }
         }
     }

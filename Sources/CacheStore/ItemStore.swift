@@ -73,6 +73,22 @@ public protocol ItemStore: AnyObject, Sendable {
     /// read: what a cache that loads partitions on first use needs. The default implementation (in
     /// `PartitionRead.swift`) takes the store's stamp and queries.
     func readPartition(accessGroup: String, account: String) throws -> PartitionRead
+
+    /// The partitions committed to since `revision` (from an earlier answer), or, when `revision` is
+    /// `nil`, the store's current revision and no partitions: take one before a full read to catch
+    /// up from it later. `nil` when the store cannot tell (it keeps no history, or `revision` is not
+    /// one it issued): the caller then re-reads everything.
+    ///
+    /// The default implementation returns `nil`.
+    func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges?
+
+    /// The partitions whose lookup keys (see ``StoreOperation/setLookupKeys(_:keys:)``) include
+    /// `key`, in the store's access groups; `nil` when the store keeps no index it can vouch for in
+    /// every open group (see ``StoreOperation/declareLookupKeysComplete(accessGroup:)``): the caller
+    /// then scans.
+    ///
+    /// The default implementation returns `nil`.
+    func partitions(withLookupKey key: String) throws -> [PartitionID]?
 }
 
 /// An opaque revision of a store's content. Equal stamps mean no commit happened in between.
@@ -95,6 +111,10 @@ extension ItemStore {
     public func damagedItems() throws -> [DamagedItem] { [] }
 
     public func removeDamagedItems() throws -> Int { 0 }
+
+    public func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges? { nil }
+
+    public func partitions(withLookupKey key: String) throws -> [PartitionID]? { nil }
 
     /// Plans on the current content and applies if nothing was committed since, else plans again;
     /// after 200 attempts, applies the last plan regardless.

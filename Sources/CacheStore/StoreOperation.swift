@@ -4,6 +4,16 @@ public enum StoreOperation: Sendable, Hashable {
     case save(StoreItem)
     /// Deletes every item the query matches (within the store's access groups).
     case delete(ItemQuery)
+    /// Replaces the lookup keys of a partition with `keys` (none removes them): opaque strings the
+    /// partition can be found by with ``ItemStore/partitions(withLookupKey:)``. The engine sets one
+    /// per username a partition's accounts hold. Keys stay when the partition's items are deleted;
+    /// readers of the index check what they find.
+    case setLookupKeys(PartitionID, keys: [String])
+    /// Declares that every partition of `accessGroup` has its lookup keys set, so the store may
+    /// answer ``ItemStore/partitions(withLookupKey:)`` for that group from its index. A writer that
+    /// sets keys in every batch it writes sends this after indexing a store written before the index
+    /// existed.
+    case declareLookupKeysComplete(accessGroup: String)
 }
 
 /// What an applied batch did.

@@ -114,6 +114,8 @@ public final class MemoryStore: ItemStore {
                         state.holes += 1
                         result.deleted += 1
                     }
+                case .setLookupKeys, .declareLookupKeysComplete:
+                    break  // this store keeps no lookup-key index yet: partitions(withLookupKey:) answers nil
                 }
             }
             if state.holes > 64 && state.holes * 2 > state.slots.count { Self.compact(&state) }

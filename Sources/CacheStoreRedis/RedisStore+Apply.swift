@@ -42,6 +42,8 @@ extension RedisStore {
                         if chosen.insert(partition.key).inserted { add(partition, operation) }
                     }
                 }
+            case .setLookupKeys, .declareLookupKeysComplete:
+                break  // this store keeps no lookup-key index yet: partitions(withLookupKey:) answers nil
             }
         }
         return (order, operations)
@@ -160,6 +162,8 @@ extension RedisStore {
                     counts.deleted += 1
                     touched.append(field)
                 }
+            case .setLookupKeys, .declareLookupKeysComplete:
+                break
             }
         }
         guard !touched.isEmpty else { return nil }

@@ -71,6 +71,8 @@ extension SQLiteStore {
                         }
                     case .delete(let query):
                         result.deleted += try delete(query, on: connection)
+                    case .setLookupKeys, .declareLookupKeysComplete:
+                        break  // this store keeps no lookup-key index yet: partitions(withLookupKey:) answers nil
                     }
                 }
                 return result

@@ -159,6 +159,8 @@ public final class SecretServiceStore: ItemStore {
                         working[key] = partition
                         touch(key)
                     }
+                case .setLookupKeys, .declareLookupKeysComplete:
+                    break  // this store keeps no lookup-key index: partitions(withLookupKey:) answers nil
                 }
             }
             guard !dirty.isEmpty else {

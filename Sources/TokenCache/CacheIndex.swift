@@ -199,6 +199,8 @@ struct CacheIndex: Sendable {
                 } else {
                     for (key, stored) in entries where query.matches(stored.item) { remove(key.identity) }
                 }
+            case .setLookupKeys, .declareLookupKeysComplete:
+                break
             }
         }
     }
