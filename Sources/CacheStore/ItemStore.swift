@@ -89,6 +89,12 @@ public protocol ItemStore: AnyObject, Sendable {
     ///
     /// The default implementation returns `nil`.
     func partitions(withLookupKey key: String) throws -> [PartitionID]?
+
+    /// Whether this store keeps the lookup-key index at all. When it does but
+    /// ``partitions(withLookupKey:)`` answers `nil`, the index has yet to be built for a group written
+    /// before it existed: a writer that knows every partition's keys sets them and declares the group
+    /// complete. The default is `false`: the store ignores lookup-key operations.
+    var keepsLookupKeys: Bool { get }
 }
 
 /// An opaque revision of a store's content. Equal stamps mean no commit happened in between.
@@ -115,6 +121,8 @@ extension ItemStore {
     public func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges? { nil }
 
     public func partitions(withLookupKey key: String) throws -> [PartitionID]? { nil }
+
+    public var keepsLookupKeys: Bool { false }
 
     /// Plans on the current content and applies if nothing was committed since, else plans again;
     /// after 200 attempts, applies the last plan regardless.
