@@ -1,11 +1,26 @@
 import TokenCache
 import TokenCacheSchema
 
-/// Delivers one credential's MSAL JSON entry.
-private func deliverEntry(_ credential: Credential, extra: JSONObject = [:], to out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
+/// One credential's MSAL JSON entry, with `extra` members added.
+private func entryText(_ credential: Credential, extra: JSONObject = [:]) -> String {
     var entry = credential.msalEntry?.entry ?? credential.jsonObject
     for (name, value) in extra { entry[name] = value }
-    deliver(JSONValue.object(entry).serializedString(sortingKeys: true), to: out)
+    return JSONValue.object(entry).serializedString(sortingKeys: true)
+}
+
+/// The frame every lookup shares: clears the out-parameter, resolves the handle, reads the query
+/// object, and delivers what `body` returns.
+private func lookupCall(
+    _ cache: OpaquePointer?, _ queryJSON: UnsafePointer<CChar>?,
+    _ entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?,
+    _ body: (CacheHandle, inout Members) throws -> String
+) -> Int32 {
+    entry?.pointee = nil
+    return abiCall(error) {
+        let handle = try CacheHandle.from(cache)
+        var members = try Arguments.object(queryJSON, "query")
+        deliver(try body(handle, &members), to: entry)
+    }
 }
 
 @_cdecl("tokencache_lookup_access_token")
@@ -13,10 +28,7 @@ public func tokencache_lookup_access_token(
     _ cache: OpaquePointer?, _ queryJSON: UnsafePointer<CChar>?,
     _ entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-    entry?.pointee = nil
-    return abiCall(error) {
-        let handle = try CacheHandle.from(cache)
-        var members = try Arguments.object(queryJSON, "query")
+    lookupCall(cache, queryJSON, entry, error) { handle, members in
         let query = AccessTokenQuery(
             homeAccountId: try members.required("home_account_id"),
             environment: try members.required("environment"),
@@ -29,7 +41,7 @@ public func tokencache_lookup_access_token(
             applicationIdentifier: try members.string("application_identifier"))
         try members.finish()
         guard let found = try handle.cache.accessToken(query) else { throw NotFound("no access token matches the query") }
-        deliverEntry(found.credential, extra: ["needs_refresh": .string(found.needsRefresh ? "true" : "false")], to: entry)
+        return entryText(found.credential, extra: ["needs_refresh": .string(found.needsRefresh ? "true" : "false")])
     }
 }
 
@@ -38,10 +50,7 @@ public func tokencache_lookup_refresh_token(
     _ cache: OpaquePointer?, _ queryJSON: UnsafePointer<CChar>?,
     _ entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-    entry?.pointee = nil
-    return abiCall(error) {
-        let handle = try CacheHandle.from(cache)
-        var members = try Arguments.object(queryJSON, "query")
+    lookupCall(cache, queryJSON, entry, error) { handle, members in
         let home = try members.string("home_account_id")
         let username = try members.string("username")
         let subject: RefreshTokenQuery.Subject
@@ -55,7 +64,7 @@ public func tokencache_lookup_refresh_token(
             familyId: try members.string("family_id"), environment: try members.string("environment"))
         try members.finish()
         guard let found = try handle.cache.refreshToken(query) else { throw NotFound("no refresh token matches the query") }
-        deliverEntry(found.credential, to: entry)
+        return entryText(found.credential)
     }
 }
 
@@ -64,10 +73,7 @@ public func tokencache_lookup_id_token(
     _ cache: OpaquePointer?, _ queryJSON: UnsafePointer<CChar>?,
     _ entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-    entry?.pointee = nil
-    return abiCall(error) {
-        let handle = try CacheHandle.from(cache)
-        var members = try Arguments.object(queryJSON, "query")
+    lookupCall(cache, queryJSON, entry, error) { handle, members in
         let home = try members.required("home_account_id")
         let client = try members.required("client_id")
         let environment = try members.required("environment")
@@ -76,7 +82,7 @@ public func tokencache_lookup_id_token(
         guard let found = try handle.cache.idToken(homeAccountId: home, clientId: client, environment: environment, realm: realm) else {
             throw NotFound("no ID token matches the query")
         }
-        deliverEntry(found.credential, to: entry)
+        return entryText(found.credential)
     }
 }
 
@@ -85,16 +91,13 @@ public func tokencache_lookup_app_metadata(
     _ cache: OpaquePointer?, _ queryJSON: UnsafePointer<CChar>?,
     _ entry: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<OpaquePointer?>?
 ) -> Int32 {
-    entry?.pointee = nil
-    return abiCall(error) {
-        let handle = try CacheHandle.from(cache)
-        var members = try Arguments.object(queryJSON, "query")
+    lookupCall(cache, queryJSON, entry, error) { handle, members in
         let client = try members.required("client_id")
         let environment = try members.string("environment")
         try members.finish()
         guard let found = try handle.cache.appMetadata(clientId: client, environment: environment) else {
             throw NotFound("no app metadata for this client")
         }
-        deliver(JSONValue.object(found.msalEntry).serializedString(sortingKeys: true), to: entry)
+        return JSONValue.object(found.msalEntry).serializedString(sortingKeys: true)
     }
 }
