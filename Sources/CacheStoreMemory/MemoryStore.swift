@@ -15,11 +15,18 @@ public final class MemoryStore: ItemStore {
         var index: [ItemIdentity: Int] = [:]
         var holes = 0
         var revision: UInt64 = 0
+        /// The revision of the last commit that changed each partition.
+        var partitionRevisions: [PartitionID: UInt64] = [:]
+        /// Each partition's lookup keys, and the partitions holding each key.
+        var lookupKeys: [PartitionID: Set<String>] = [:]
+        var keyIndex: [String: Set<PartitionID>] = [:]
     }
 
     private let state = StateLock(State())
     private let clock: @Sendable () -> Date
     private let maximumDataSize: Int
+    /// Tells this store's partition revisions from any other store's.
+    private let epoch = UInt64.random(in: 1...UInt64.max)
 
     /// Opens an empty store for `accessGroups`.
     ///
@@ -92,6 +99,7 @@ public final class MemoryStore: ItemStore {
     /// Applies a validated batch: every step succeeds, so the batch is all-or-nothing.
     private static func apply(_ batch: [StoreOperation], at now: Date, to state: inout State) -> BatchResult {
             var result = BatchResult()
+            var touched = Set<PartitionID>()
             for operation in batch {
                 switch operation {
                 case .save(var item):
@@ -106,6 +114,7 @@ public final class MemoryStore: ItemStore {
                         state.slots.append(item)
                         result.added += 1
                     }
+                    touched.insert(item.partition)
                 case .delete(let query):
                     for (slot, item) in state.slots.enumerated() {
                         guard let item, query.matches(item) else { continue }
@@ -113,15 +122,24 @@ public final class MemoryStore: ItemStore {
                         state.index[item.identity] = nil
                         state.holes += 1
                         result.deleted += 1
+                        touched.insert(item.partition)
                     }
-                case .setLookupKeys, .declareLookupKeysComplete:
-                    break  // this store keeps no lookup-key index yet: partitions(withLookupKey:) answers nil
+                case .setLookupKeys(let partition, let keys):
+                    for key in state.lookupKeys[partition] ?? [] {
+                        state.keyIndex[key]?.remove(partition)
+                        if state.keyIndex[key]?.isEmpty == true { state.keyIndex[key] = nil }
+                    }
+                    state.lookupKeys[partition] = keys.isEmpty ? nil : Set(keys)
+                    for key in keys { state.keyIndex[key, default: []].insert(partition) }
+                case .declareLookupKeysComplete:
+                    break  // complete from creation: every partition this store holds was written with it
                 }
             }
             if state.holes > 64 && state.holes * 2 > state.slots.count { Self.compact(&state) }
             guard !batch.isEmpty else { return result }
             let base = ChangeStamp(state.revision)
             if result.added + result.replaced + result.deleted > 0 { state.revision &+= 1 }
+            for partition in touched { state.partitionRevisions[partition] = state.revision }
             result.commit = CommitStamps(base: base, result: ChangeStamp(state.revision))
             return result
     }
@@ -129,6 +147,39 @@ public final class MemoryStore: ItemStore {
     public func changeStamp() throws -> ChangeStamp {
         ChangeStamp(state.withLock { $0.revision })
     }
+
+    // MARK: - Partitions
+
+    /// The partition's items and the revision of the last commit that changed it (0 if none did),
+    /// paired with this store's epoch.
+    public func readPartition(accessGroup: String, account: String) throws -> PartitionRead {
+        try accessGroups.check(accessGroup)
+        let partition = PartitionID(accessGroup: accessGroup, account: account)
+        return state.withLock { state in
+            PartitionRead(
+                items: state.slots.compactMap { item in item?.partition == partition ? item : nil },
+                revision: ChangeStamp(state.partitionRevisions[partition] ?? 0, epoch))
+        }
+    }
+
+    public func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges? {
+        state.withLock { state in
+            let now = ChangeStamp(state.revision, epoch)
+            guard let revision else { return PartitionChanges(revision: now, partitions: []) }
+            guard revision.second == epoch, revision.first <= state.revision else { return nil }
+            return PartitionChanges(
+                revision: now,
+                partitions: state.partitionRevisions.compactMap { $0.value > revision.first ? $0.key : nil })
+        }
+    }
+
+    public func partitions(withLookupKey key: String) throws -> [PartitionID]? {
+        state.withLock { state in
+            (state.keyIndex[key] ?? []).filter { accessGroups.contains($0.accessGroup) }.sorted()
+        }
+    }
+
+    public var keepsLookupKeys: Bool { true }
 
     private static func compact(_ state: inout State) {
         state.slots = state.slots.filter { $0 != nil }

@@ -89,6 +89,15 @@ final class SQLiteConnection: @unchecked Sendable {
         if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 
+    /// Runs `body` in one read transaction, so that its statements see one state of the file (or in
+    /// the transaction already open).
+    func readTransaction<T, Failure: Error>(_ operation: String, _ body: () throws(Failure) -> T) throws -> T {
+        guard isAutocommit else { return try body() }
+        try execute("BEGIN", operation)
+        defer { endReadTransaction() }
+        return try body()
+    }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 

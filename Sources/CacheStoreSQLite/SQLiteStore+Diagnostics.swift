@@ -82,6 +82,7 @@ extension SQLiteStore {
             let connection = state.connection
             let removed = try connection.writeTransaction("remove damaged items") { () throws -> Int in
                 let rows = try damagedRows(on: connection)
+                try stampPartitions(Set(rows.map { PartitionID(accessGroup: $0.item.identity.accessGroup, account: $0.item.identity.account) }), on: connection)
                 for row in rows {
                     let statement = try connection.statement("DELETE FROM items WHERE rowid = ?")
                     defer { statement.reset() }

@@ -58,6 +58,7 @@ extension SQLiteStore {
                     wroteNothing = true
                     return result
                 }
+                var touched = Set<PartitionID>()
                 for operation in batch {
                     switch operation {
                     case .save(let item):
@@ -69,12 +70,16 @@ extension SQLiteStore {
                             try insert(item, at: now, on: connection)
                             result.added += 1
                         }
+                        touched.insert(item.partition)
                     case .delete(let query):
-                        result.deleted += try delete(query, on: connection)
-                    case .setLookupKeys, .declareLookupKeysComplete:
-                        break  // this store keeps no lookup-key index yet: partitions(withLookupKey:) answers nil
+                        result.deleted += try delete(query, on: connection, recordingIn: &touched)
+                    case .setLookupKeys(let partition, let keys):
+                        try setLookupKeys(partition, keys: keys, on: connection)
+                    case .declareLookupKeysComplete(let group):
+                        try declareLookupKeysComplete(group, on: connection)
                     }
                 }
+                try stampPartitions(touched, on: connection)
                 return result
             }
             guard var result = applied else { return nil }
@@ -127,14 +132,23 @@ extension SQLiteStore {
         guard code == SQLITE_DONE else { throw connection.error(code, "add item") }
     }
 
-    func delete(_ query: ItemQuery, on connection: SQLiteConnection) throws(SQLiteStoreError) -> Int {
+    /// Deletes the items `query` matches, adding their partitions to `touched`; returns how many.
+    func delete(
+        _ query: ItemQuery, on connection: SQLiteConnection, recordingIn touched: inout Set<PartitionID>
+    ) throws(SQLiteStoreError) -> Int {
         let (whereClause, bind) = condition(for: query)
-        let statement = try connection.statement("DELETE FROM items WHERE " + whereClause)
+        let statement = try connection.statement("DELETE FROM items WHERE " + whereClause + " RETURNING access_group, account")
         defer { statement.reset() }
         bind(statement)
-        let code = statement.step()
-        guard code == SQLITE_DONE else { throw connection.error(code, "delete items") }
-        return connection.changes
+        var deleted = 0
+        while true {
+            let code = statement.step()
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw connection.error(code, "delete items") }
+            deleted += 1
+            touched.insert(PartitionID(accessGroup: statement.string(0), account: statement.string(1)))
+        }
+        return deleted
     }
 
     /// The WHERE clause for a query and a closure that binds its parameters.

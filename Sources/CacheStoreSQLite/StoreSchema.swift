@@ -43,6 +43,39 @@ enum StoreSchema {
             created      REAL NOT NULL
         );
         """,
+        // 3: partitions (see docs/architecture.md, "Partitions and lookup keys"). `store_revision`
+        // is the store's revision counter, bumped by every commit that changes items, with a random
+        // `epoch` telling this file's revisions from any other's. `partitions` records, per (access
+        // group, account), the counter of the last commit that changed it. `lookup_keys` is the
+        // index of opaque keys (usernames) to partitions; `lookup_keys_incomplete` names the groups
+        // that held items before the index existed, until a writer declares them indexed.
+        // IF NOT EXISTS / OR IGNORE: a file whose version was set back runs this again without failing.
+        """
+        CREATE TABLE IF NOT EXISTS store_revision (
+            id       INTEGER PRIMARY KEY CHECK (id = 1),
+            revision INTEGER NOT NULL,
+            epoch    INTEGER NOT NULL
+        );
+        INSERT OR IGNORE INTO store_revision (id, revision, epoch) VALUES (1, 0, random());
+        CREATE TABLE IF NOT EXISTS partitions (
+            access_group TEXT NOT NULL,
+            account      TEXT NOT NULL,
+            revision     INTEGER NOT NULL,
+            PRIMARY KEY (access_group, account)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS partitions_revision ON partitions (revision);
+        CREATE TABLE IF NOT EXISTS lookup_keys (
+            access_group TEXT NOT NULL,
+            key          TEXT NOT NULL,
+            account      TEXT NOT NULL,
+            PRIMARY KEY (access_group, key, account)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS lookup_keys_partition ON lookup_keys (access_group, account);
+        CREATE TABLE IF NOT EXISTS lookup_keys_incomplete (
+            access_group TEXT PRIMARY KEY
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO lookup_keys_incomplete (access_group) SELECT DISTINCT access_group FROM items;
+        """,
     ]
 
     /// `items.envelope` for a payload stored as plain bytes.

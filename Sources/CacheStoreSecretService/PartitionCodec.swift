@@ -49,6 +49,15 @@ struct PartitionKey: Hashable, Sendable {
 enum PartitionCodec {
     static let magic = Data("TCP".utf8) + Data([1])
 
+    /// A revision of the partition's content: an HMAC of its encoded form under `key`.
+    static func revision(_ partition: PartitionKey, _ entries: [PartitionEntry], key: SymmetricKey) -> ChangeStamp {
+        var encoded = encode(partition, entries)
+        defer { encoded.resetBytes(in: 0..<encoded.count) }
+        let code = Array(HMAC<SHA256>.authenticationCode(for: encoded, using: key))
+        let words = stride(from: 0, to: 16, by: 8).map { start in code[start..<start + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        return ChangeStamp(words[0], words[1])
+    }
+
     static func encode(_ key: PartitionKey, _ entries: [PartitionEntry]) -> Data {
         var out = magic
         out.reserveCapacity(64 + entries.reduce(0) { $0 + $1.item.data.count + $1.item.service.utf8.count + 64 })

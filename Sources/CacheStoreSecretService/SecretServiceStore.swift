@@ -1,4 +1,5 @@
 import CacheStore
+import Crypto
 import Foundation
 
 /// A backend that keeps the store's items in the Secret Service (gnome-keyring, KWallet, KeePassXC).
@@ -84,6 +85,8 @@ public final class SecretServiceStore: ItemStore {
     }
 
     private let connection: SecretServiceConnection
+    /// Keys the partition revisions' digests, so that they say nothing about the content outside this store.
+    private let revisionKey = SymmetricKey(size: .bits256)
     private let state = StateLock(State())
     /// Tests inject failures here: called before each partition write with its index in the batch.
     let faultInjection = StateLock<(@Sendable (Int) throws -> Void)?>(nil)
@@ -160,7 +163,7 @@ public final class SecretServiceStore: ItemStore {
                         touch(key)
                     }
                 case .setLookupKeys, .declareLookupKeysComplete:
-                    break  // this store keeps no lookup-key index: partitions(withLookupKey:) answers nil
+                    break  // no lookup-key index (see docs/architecture.md): partitions(withLookupKey:) answers nil
                 }
             }
             guard !dirty.isEmpty else {
@@ -180,6 +183,20 @@ public final class SecretServiceStore: ItemStore {
     public func changeStamp() throws -> ChangeStamp {
         try state.withLock { state throws(SecretServiceError) in
             ChangeStamp(try readRevision(&state).value)
+        }
+    }
+
+    /// The partition's items, with a keyed digest of its stored form as its revision: it changes
+    /// with the partition's content and not with other partitions'. Served from the loaded copy.
+    public func readPartition(accessGroup: String, account: String) throws -> PartitionRead {
+        try accessGroups.check(accessGroup)
+        let key = PartitionKey(group: accessGroup, account: account)
+        return try state.withLock { state throws(SecretServiceError) in
+            try revalidate(&state)
+            let entries = state.partitions[key]?.entries ?? []
+            return PartitionRead(
+                items: entries.sorted { $0.order < $1.order }.map(\.item),
+                revision: PartitionCodec.revision(key, entries, key: revisionKey))
         }
     }
 

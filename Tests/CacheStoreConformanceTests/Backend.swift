@@ -26,6 +26,43 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
+    /// Whether `readPartition` reports the partition's own revision (unchanged by writes to other
+    /// partitions) rather than the whole store's stamp, which the contract also allows.
+    var reportsPartitionRevisions: Bool { true }
+
+    /// Whether the backend must answer `partitionChanges(since:)`; the others may answer nil, and
+    /// are held to the same checks once they answer.
+    var keepsPartitionHistory: Bool { self == .memory || self == .sqlite }
+
+    /// Whether the backend must keep lookup keys; the others are held to the same checks once
+    /// `keepsLookupKeys` says they do.
+    var mustKeepLookupKeys: Bool { self == .memory || self == .sqlite }
+
+    /// Two instances over one store, as two processes open it: the same file, keyring namespace or
+    /// key prefix (`second` may be opened for other groups). The memory backend has no storage to
+    /// share: nil.
+    func makeSharedStores(groups: [String] = ["group.a", "group.b"], second: [String]? = nil) throws -> (any ItemStore, any ItemStore)? {
+        let name = "tokencache-conformance-\(UUID().uuidString)"
+        let open: ([String]) throws -> any ItemStore
+        switch self {
+        case .memory:
+            return nil
+        case .sqlite:
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent(name).appendingPathComponent("cache.sqlite").path
+            open = { try SQLiteStore(path: path, accessGroups: try AccessGroups($0)) }
+        case .secretService:
+            open = { try SecretServiceStore(accessGroups: try AccessGroups($0), options: .init(namespace: name)) }
+        case .redis, .redisCluster:
+            let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            open = {
+                try RedisTestServers.makeStore(
+                    cluster: self == .redisCluster, groups: try AccessGroups($0), maximumDataSize: StoreLimits.maximumDataSize,
+                    prefix: name, key: key)
+            }
+        }
+        return (try open(groups), try open(second ?? groups))
+    }
+
     /// A new, empty store for `groups`. SQLite stores live in a new temporary directory.
     func makeStore(groups: [String] = ["group.a", "group.b"], maximumDataSize: Int = StoreLimits.maximumDataSize) throws -> any ItemStore {
         let accessGroups = try AccessGroups(groups)

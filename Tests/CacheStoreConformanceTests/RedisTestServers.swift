@@ -21,14 +21,17 @@ enum RedisTestServers {
         var description: String { "\(variable) is not set: run the tests through scripts/test.sh (it starts Redis servers)" }
     }
 
-    /// A fresh, empty store: a new key prefix on the shared server, payloads sealed with a new key.
-    static func makeStore(cluster: Bool, groups: AccessGroups, maximumDataSize: Int) throws -> RedisStore {
+    /// A fresh, empty store: a new key prefix on the shared server, payloads sealed with a new key
+    /// (or, given both, the store of that prefix and key: another instance over the same data).
+    static func makeStore(
+        cluster: Bool, groups: AccessGroups, maximumDataSize: Int, prefix: String? = nil, key: String? = nil
+    ) throws -> RedisStore {
         let variable = cluster ? "TOKENCACHE_TEST_REDIS_CLUSTER" : "TOKENCACHE_TEST_REDIS"
         guard let spec = ProcessInfo.processInfo.environment[variable] else { throw Missing(variable: variable) }
         var configuration = try RedisConfiguration(parsing: spec)
-        configuration.prefix = "conformance-\(UUID().uuidString)"
+        configuration.prefix = prefix ?? "conformance-\(UUID().uuidString)"
         configuration.keySource = .environment(name: "TEST_REDIS_KEY")
-        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let key = key ?? Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         return try RedisStore(
             configuration: configuration, accessGroups: groups, environment: ["TEST_REDIS_KEY": key],
             maximumDataSize: maximumDataSize)

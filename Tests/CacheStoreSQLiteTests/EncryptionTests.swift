@@ -67,7 +67,7 @@ struct EncryptionTests {
         }
         #expect(Self.fileBytes(path).values.contains { $0.range(of: Data(Self.marker.utf8)) != nil }, "the plain store holds plain secrets")
         let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g", "h"]), options: Self.encryption(directory))
-        #expect(try store.schemaVersion() == 2)
+        #expect(try store.schemaVersion() == 3)
         #expect(try store.allItems().map(\.data) == (Self.items("g") + Self.items("h", count: 3)).map(\.data))
         #expect(try store.itemCounts()["g"]! == (50, 50))
         for (file, bytes) in Self.fileBytes(path) {

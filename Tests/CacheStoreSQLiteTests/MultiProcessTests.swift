@@ -38,6 +38,54 @@ struct MultiProcessTests {
         #expect(try store.integrityCheck().isEmpty)
     }
 
+    @Test("6 processes open a schema-2 store at once, migrate it while writing, and catch up by partition: 3 rounds")
+    func concurrentMigrationToPartitions() throws {
+        for round in 0..<3 {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanUp() }
+            let path = directory.path("cache.sqlite")
+            let stopFile = directory.path("stop")
+            let group = try AccessGroups(["g"])
+            try SQLiteStore(path: path, accessGroups: group).save((0..<10).map {
+                StoreItem(accessGroup: "g", account: "old-\($0)", service: "s", type: 2001, data: Data("old".utf8))
+            })
+            try PartitionSchemaTests.makeSchemaTwo(path)
+
+            let followers = try (0..<2).map { _ in try ChildProcess("store-worker", ["follow", path, "g", stopFile]) }
+            let writers = try (0..<4).map { try ChildProcess("store-worker", ["write", path, "g", "\($0)", "100"]) }
+            for writer in writers {
+                let (status, errors) = writer.wait()
+                #expect(status == 0, "round \(round): writer failed: \(errors)")
+                #expect(writer.lines.last == "done 100")
+            }
+            #expect(FileManager.default.createFile(atPath: stopFile, contents: nil))
+            for follower in followers {
+                let (status, errors) = follower.wait()
+                #expect(status == 0, "round \(round): follower failed: \(errors)")
+                #expect(follower.lines.last?.hasPrefix("consistent 410 ") == true, "round \(round): \(follower.lines)")
+            }
+
+            let store = try SQLiteStore(path: path, accessGroups: group)
+            #expect(try store.schemaVersion() == 3)
+            let now = try #require(try store.partitionChanges(since: nil))
+            #expect(now.revision.first == 400, "round \(round): one revision per committed save")
+            let sinceMigration = try #require(try store.partitionChanges(since: ChangeStamp(0, now.revision.second)))
+            let writerPartitions = Set((0..<4).map { PartitionID(accessGroup: "g", account: "writer-\($0)") })
+            #expect(Set(sinceMigration.partitions) == writerPartitions, "round \(round): partitions untouched since the migration are not listed")
+            var revisions = Set<UInt64>()
+            for partition in writerPartitions {
+                let read = try store.readPartition(accessGroup: "g", account: partition.account)
+                #expect(read.items.count == 100)
+                #expect((1...400).contains(read.revision.first))
+                revisions.insert(read.revision.first)
+            }
+            #expect(revisions.contains(400), "the last commit's partition holds the current revision")
+            #expect(try store.readPartition(accessGroup: "g", account: "old-3").revision.first == 0)
+            #expect(try store.partitions(withLookupKey: "old-3") == nil, "the migrated group held items: incomplete until declared")
+            #expect(try store.integrityCheck().isEmpty)
+        }
+    }
+
     @Test("a writer killed with SIGKILL mid-batch 20 times: no partial batch, every acknowledged batch kept")
     func killedWriterLeavesNoPartialBatch() throws {
         let directory = try TemporaryDirectory()

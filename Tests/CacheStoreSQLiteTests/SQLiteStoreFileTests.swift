@@ -42,13 +42,13 @@ struct SQLiteStoreFileTests {
         do {
             let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
             try store.save(StoreItem(accessGroup: "g", account: "a", service: "s", generic: Data(), type: nil, data: Data("x".utf8)))
-            #expect(try store.schemaVersion() == 2)
+            #expect(try store.schemaVersion() == 3)
         }
         let reopened = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         let item = try #require(try reopened.allItems().first)
         #expect(item.generic == Data())
         #expect(item.type == nil)
-        #expect(try reopened.schemaVersion() == 2)
+        #expect(try reopened.schemaVersion() == 3)
     }
 
     @Test func storeOpenedForOneGroupDoesNotSeeAnotherGroupsItemsInTheSameFile() throws {

@@ -4,6 +4,9 @@
 //   store-worker read PATH GROUP STOPFILE          queries until STOPFILE exists; counts never shrink
 //   store-worker batches PATH GROUP SIZE           batch after batch of SIZE items; prints "committed K"
 //   store-worker save PATH GROUP ACCOUNT SERVICE   saves one item, prints "saved"
+//   store-worker follow PATH GROUP STOPFILE        keeps a copy of the store by catching up by partition
+//                                                  until STOPFILE exists, then checks it against a full
+//                                                  read; prints "consistent ITEMS rounds N"
 //   store-worker import PATH GROUP FILE            saves every item of a keychain-items JSON file in
 //                                                  one batch; prints "imported N"
 //   store-worker keyring-save NAMESPACE GROUP ACCOUNT  saves one item in a Secret Service store;
@@ -90,6 +93,24 @@ do {
         try store.save(StoreItem(
             accessGroup: group, account: arguments[4], service: arguments[5], type: 2001, data: Data("x".utf8)))
         say("saved")
+    case "follow":
+        let stopFile = arguments[4]
+        guard var revision = try store.partitionChanges(since: nil)?.revision else { fail("the store tells no partition changes") }
+        var copy = Dictionary(grouping: try store.allItems(), by: \.partition)
+        var rounds = 0
+        func catchUp() throws {
+            guard let changes = try store.partitionChanges(since: revision) else { fail("the store lost its history at \(revision)") }
+            for partition in changes.partitions {
+                copy[partition] = try store.readPartition(accessGroup: partition.accessGroup, account: partition.account).items
+            }
+            revision = changes.revision
+            rounds += 1
+        }
+        while !FileManager.default.fileExists(atPath: stopFile) { try catchUp() }
+        try catchUp()
+        let held = copy.filter { !$0.value.isEmpty }
+        guard held == Dictionary(grouping: try store.allItems(), by: \.partition) else { fail("the caught-up copy differs from a full read") }
+        say("consistent \(held.values.map(\.count).reduce(0, +)) rounds \(rounds)")
     case "import":
         let file = arguments[4]
         let data = try Data(contentsOf: URL(fileURLWithPath: file))

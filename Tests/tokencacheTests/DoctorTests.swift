@@ -57,7 +57,7 @@ struct DoctorTests {
         let report = try cli.run("doctor")
         #expect(report.status == 0)
         #expect(report.output.contains("key source: key file \(cli.defaultStorePath).key"))
-        #expect(report.output.contains("schema version: 2"))
+        #expect(report.output.contains("schema version: 3"))
         #expect(report.output.contains("integrity check: ok"))
         #expect(report.output.contains("store file: \(cli.defaultStorePath): owner uid \(geteuid()), mode 600"))
         #expect(report.output.contains("found in key file"))
