@@ -27,6 +27,17 @@ public struct DataKey: Sendable, CustomStringConvertible {
         self.id = Data(mac.prefix(16))
     }
 
+    /// `value` blinded for an index kept beside sealed items: 16 bytes of HMAC-SHA256 under this key
+    /// of a fixed label, a NUL and the value's UTF-8, in hex. Equal values give equal results, so
+    /// the index can still be searched by exact match; without the key, the value cannot be read back.
+    public func blindedIndexValue(_ value: String) -> String {
+        var message = Data("tokencache index value v1".utf8)
+        message.append(0)
+        message.append(Data(value.utf8))
+        let mac = HMAC<SHA256>.authenticationCode(for: message, using: key)
+        return mac.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// A new random key from the system's secure random generator.
     public static func generate() -> DataKey {
         DataKey(key: SymmetricKey(size: .bits256))

@@ -1,5 +1,6 @@
 import CSQLite
 import CacheStore
+import CacheStoreEncryption
 import Foundation
 
 /// Partitions (schema 3): each partition's revision, catching up by partition, and the lookup-key
@@ -49,8 +50,9 @@ extension SQLiteStore {
                 // Another file's revision, or one ahead of this file's counter (the file was replaced
                 // or restored from a copy): the history since then is not this file's to tell.
                 guard revision.second == now.second, revision.first <= now.first else { return nil }
+                // `+access_group`: walk the revision index (the few recent rows), never the whole table.
                 let statement = try connection.statement(
-                    "SELECT access_group, account FROM partitions WHERE revision > ? AND access_group IN (\(groupPlaceholders))")
+                    "SELECT access_group, account FROM partitions WHERE revision > ? AND +access_group IN (\(groupPlaceholders))")
                 defer { statement.reset() }
                 _ = statement.bind(Int64(revision.first), at: 1)
                 for (offset, group) in accessGroups.all.enumerated() { _ = statement.bind(group, at: Int32(offset + 2)) }
@@ -62,7 +64,7 @@ extension SQLiteStore {
     public func partitions(withLookupKey key: String) throws -> [PartitionID]? {
         try state.withLock { state throws -> [PartitionID]? in
             let connection = state.connection
-            return try connection.readTransaction("find partitions by lookup key") { () throws(SQLiteStoreError) -> [PartitionID]? in
+            return try connection.readTransaction("find partitions by lookup key") { () throws -> [PartitionID]? in
                 let incomplete = try connection.statement(
                     "SELECT count(*) FROM lookup_keys_incomplete WHERE access_group IN (\(groupPlaceholders))")
                 for (offset, group) in accessGroups.all.enumerated() { _ = incomplete.bind(group, at: Int32(offset + 1)) }
@@ -74,12 +76,16 @@ extension SQLiteStore {
                 let missing = incomplete.int64(0)
                 incomplete.reset()
                 if missing != 0 { return nil }
-                let statement = try connection.statement(
-                    "SELECT access_group, account FROM lookup_keys WHERE access_group IN (\(groupPlaceholders)) AND key = ?")
-                defer { statement.reset() }
-                for (offset, group) in accessGroups.all.enumerated() { _ = statement.bind(group, at: Int32(offset + 1)) }
-                _ = statement.bind(key, at: Int32(accessGroups.all.count + 1))
-                return try Self.partitionRows(statement, on: connection)
+                // Per group: in a sealed group the index holds keys blinded under the group's key.
+                var partitions: [PartitionID] = []
+                for group in accessGroups.all {
+                    let statement = try connection.statement("SELECT access_group, account FROM lookup_keys WHERE access_group = ? AND key = ?")
+                    defer { statement.reset() }
+                    _ = statement.bind(group, at: 1)
+                    _ = statement.bind(try storedLookupKey(key, group: group, on: connection), at: 2)
+                    partitions += try Self.partitionRows(statement, on: connection)
+                }
+                return partitions
             }
         }
     }
@@ -118,13 +124,17 @@ extension SQLiteStore {
     func stampPartitions(_ partitions: Set<PartitionID>, on connection: SQLiteConnection) throws(SQLiteStoreError) {
         guard !partitions.isEmpty else { return }
         let next: Int64
-        if let current = try Self.storeRevision(on: connection) {
-            next = current.counter + 1
-            let update = try connection.statement("UPDATE store_revision SET revision = ? WHERE id = 1")
-            defer { update.reset() }
-            _ = update.bind(next, at: 1)
-            let code = update.step()
-            guard code == SQLITE_DONE else { throw connection.error(code, "advance store revision") }
+        // One statement: it advances a sound counter and returns it, or matches no row.
+        let advance = try connection.statement(
+            "UPDATE store_revision SET revision = revision + 1 WHERE id = 1 AND typeof(revision) = 'integer' "
+                + "AND typeof(epoch) = 'integer' AND revision >= 0 AND revision < \(Self.revisionLimit - 1) RETURNING revision")
+        let code = advance.step()
+        let advanced: Int64? = code == SQLITE_ROW ? advance.int64(0) : nil
+        if code == SQLITE_ROW { _ = advance.step() }  // runs the statement to its end
+        advance.reset()
+        guard code == SQLITE_ROW || code == SQLITE_DONE else { throw connection.error(code, "advance store revision") }
+        if let advanced {
+            next = advanced
         } else {
             next = 1
             try connection.execute(
@@ -145,8 +155,54 @@ extension SQLiteStore {
         }
     }
 
+    /// How `key` is kept in `group`'s index: as given in a plain group; blinded under the group's data
+    /// key in a sealed one (lookup keys are usernames, which sealed payloads keep from view).
+    func storedLookupKey(_ key: String, group: String, on connection: SQLiteConnection) throws -> String {
+        if let dataKey = keys[group] { return dataKey.blindedIndexValue(key) }
+        if let error = unavailableKeys[group] { throw error }
+        if !encrypted, try Self.recordedKey(group, connection: connection) != nil {
+            throw EncryptionError.storeOpenedWithoutKey(accessGroup: group, storePath: path)
+        }
+        return key
+    }
+
+    /// Blinds the lookup keys of `group` under `key`: part of the one-time sealing of a group, when
+    /// its key is first recorded.
+    /// Returns how many it blinded.
+    static func blindLookupKeys(_ group: String, key: DataKey, connection: SQLiteConnection) throws(SQLiteStoreError) -> Int {
+        let select = try connection.statement("SELECT key, account FROM lookup_keys WHERE access_group = ?")
+        _ = select.bind(group, at: 1)
+        var rows: [(key: String, account: String)] = []
+        while true {
+            let code = select.step()
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                select.reset()
+                throw connection.error(code, "read lookup keys")
+            }
+            rows.append((select.string(0), select.string(1)))
+        }
+        select.reset()
+        guard !rows.isEmpty else { return 0 }
+        let remove = try connection.statement("DELETE FROM lookup_keys WHERE access_group = ?")
+        _ = remove.bind(group, at: 1)
+        let code = remove.step()
+        remove.reset()
+        guard code == SQLITE_DONE else { throw connection.error(code, "blind lookup keys") }
+        let insert = try connection.statement("INSERT OR IGNORE INTO lookup_keys (access_group, key, account) VALUES (?, ?, ?)")
+        for row in rows {
+            defer { insert.reset() }
+            _ = insert.bind(group, at: 1)
+            _ = insert.bind(key.blindedIndexValue(row.key), at: 2)
+            _ = insert.bind(row.account, at: 3)
+            let code = insert.step()
+            guard code == SQLITE_DONE else { throw connection.error(code, "blind lookup keys") }
+        }
+        return rows.count
+    }
+
     /// Replaces the lookup keys of `partition` with `keys`.
-    func setLookupKeys(_ partition: PartitionID, keys: [String], on connection: SQLiteConnection) throws(SQLiteStoreError) {
+    func setLookupKeys(_ partition: PartitionID, keys: [String], on connection: SQLiteConnection) throws {
         let remove = try connection.statement("DELETE FROM lookup_keys WHERE access_group = ? AND account = ?")
         _ = remove.bind(partition.accessGroup, at: 1)
         _ = remove.bind(partition.account, at: 2)
@@ -155,9 +211,10 @@ extension SQLiteStore {
         guard code == SQLITE_DONE else { throw connection.error(code, "replace lookup keys") }
         let insert = try connection.statement("INSERT OR IGNORE INTO lookup_keys (access_group, key, account) VALUES (?, ?, ?)")
         for key in keys {
+            let stored = try storedLookupKey(key, group: partition.accessGroup, on: connection)
             defer { insert.reset() }
             _ = insert.bind(partition.accessGroup, at: 1)
-            _ = insert.bind(key, at: 2)
+            _ = insert.bind(stored, at: 2)
             _ = insert.bind(partition.account, at: 3)
             let code = insert.step()
             guard code == SQLITE_DONE else { throw connection.error(code, "set lookup keys") }

@@ -132,6 +132,7 @@ extension SQLiteStore {
                 // The one-time migration of a group's plain payloads happens when its key is first
                 // recorded, in the same transaction; afterwards a plain row in the group is damaged.
                 if isNewKey, try sealPlainPayloads(group, key: key, connection: connection) > 0 { sealedAny = true }
+                if isNewKey, try blindLookupKeys(group, key: key, connection: connection) > 0 { sealedAny = true }
             }
             return prepared
         }

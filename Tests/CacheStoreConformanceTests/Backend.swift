@@ -30,6 +30,11 @@ enum Backend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// partitions) rather than the whole store's stamp, which the contract also allows.
     var reportsPartitionRevisions: Bool { true }
 
+    /// Whether another instance's commit reaches this instance's cached partitions asynchronously
+    /// (Redis client-side caching: when the invalidation message arrives, docs/redis.md), rather
+    /// than as soon as the commit returns.
+    var invalidatesAsynchronously: Bool { self == .redis || self == .redisCluster }
+
     /// Whether the backend must answer `partitionChanges(since:)`; the others may answer nil, and
     /// are held to the same checks once they answer.
     var keepsPartitionHistory: Bool { self == .memory || self == .sqlite }

@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreEncryption
 @testable import CacheStoreSQLite
 import Foundation
 import TestSupport
@@ -66,6 +67,36 @@ struct PartitionSchemaTests {
         #expect(try store.partitionChanges(since: start.revision)?.partitions == [PartitionID(accessGroup: "g", account: "bob")])
         #expect(try store.readPartition(accessGroup: "g", account: "alice").revision.first == 0)
         #expect(try store.integrityCheck().isEmpty)
+    }
+
+    @Test("in a sealed group lookup keys are kept blinded; a plain group's keys are blinded when its key is first recorded")
+    func blindedLookupKeys() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let path = directory.path("cache.sqlite")
+        let alice = PartitionID(accessGroup: "g", account: "alice")
+        let plain = try Self.open(path, ["g"])
+        try plain.apply([.save(Self.item("g", "alice")), .setLookupKeys(alice, keys: ["alice@contoso.com"])])
+        #expect(Self.fileContains(path, "alice@contoso.com"))
+        let options = SQLiteStore.Options(encryption: .init(keySources: [KeyFile(path: directory.path("cache.sqlite.key"))]))
+        let sealed = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]), options: options)
+        #expect(try sealed.partitions(withLookupKey: "alice@contoso.com") == [alice])
+        try sealed.apply([.setLookupKeys(PartitionID(accessGroup: "g", account: "bob"), keys: ["bob@contoso.com"])])
+        #expect(try sealed.partitions(withLookupKey: "bob@contoso.com") == [PartitionID(accessGroup: "g", account: "bob")])
+        #expect(try sealed.partitions(withLookupKey: "carol@contoso.com") == [])
+        for name in ["alice@contoso.com", "bob@contoso.com"] {
+            #expect(!Self.fileContains(path, name), "\(name) is stored in the clear")
+        }
+        // An opener without the key can neither set nor look up keys of the sealed group.
+        #expect(throws: (any Error).self) { try plain.partitions(withLookupKey: "alice@contoso.com") }
+        #expect(throws: (any Error).self) { try plain.apply([.setLookupKeys(alice, keys: ["x"])]) }
+    }
+
+    /// Whether the store's files (database, log) hold `text`.
+    static func fileContains(_ path: String, _ text: String) -> Bool {
+        ["", "-wal"].contains { suffix in
+            (FileManager.default.contents(atPath: path + suffix) ?? Data()).range(of: Data(text.utf8)) != nil
+        }
     }
 
     @Test("a damaged or reset revision counter: no crash, no answer from it, and the next commit starts a new epoch")

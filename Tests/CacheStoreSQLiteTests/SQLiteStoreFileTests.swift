@@ -91,7 +91,7 @@ struct SQLiteStoreFileTests {
             _ = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         } throws: { error in
             guard case SQLiteStoreError.newerSchema(_, let found, let supported) = error else { return false }
-            return found == 99 && supported == 2
+            return found == 99 && supported == 3
         }
     }
 
