@@ -13,6 +13,8 @@ public final class MemoryStore: ItemStore {
         /// Items in insertion order; `nil` marks a deleted slot until the next compaction.
         var slots: [StoreItem?] = []
         var index: [ItemIdentity: Int] = [:]
+        /// Each partition's slots, in order (some may be deleted slots until the next compaction).
+        var partitionSlots: [PartitionID: [Int]] = [:]
         var holes = 0
         var revision: UInt64 = 0
         /// The revision of the last commit that changed each partition.
@@ -111,6 +113,7 @@ public final class MemoryStore: ItemStore {
                     } else {
                         item.created = now
                         state.index[item.identity] = state.slots.count
+                        state.partitionSlots[item.partition, default: []].append(state.slots.count)
                         state.slots.append(item)
                         result.added += 1
                     }
@@ -157,7 +160,7 @@ public final class MemoryStore: ItemStore {
         let partition = PartitionID(accessGroup: accessGroup, account: account)
         return state.withLock { state in
             PartitionRead(
-                items: state.slots.compactMap { item in item?.partition == partition ? item : nil },
+                items: (state.partitionSlots[partition] ?? []).compactMap { state.slots[$0] },
                 revision: ChangeStamp(state.partitionRevisions[partition] ?? 0, epoch))
         }
     }
@@ -185,8 +188,10 @@ public final class MemoryStore: ItemStore {
         state.slots = state.slots.filter { $0 != nil }
         state.holes = 0
         state.index = [:]
+        state.partitionSlots = [:]
         for (slot, item) in state.slots.enumerated() {
             state.index[item!.identity] = slot
+            state.partitionSlots[item!.partition, default: []].append(slot)
         }
     }
 }

@@ -60,6 +60,21 @@ struct PartitionConformanceTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func readPartitionAgreesWithAQueryAfterManyDeletesAndReAdds(backend: Backend) throws {
+        let store = try backend.makeStore()
+        let accounts = ["u0", "u1", "u2", "u3"]
+        try store.save((0..<200).map { Self.item(account: accounts[$0 % 4], "s\($0)") })
+        try store.apply((0..<150).map { .delete(ItemQuery(service: "s\($0)")) })
+        try store.save([Self.item(account: "u1", "s1"), Self.item(account: "u2", "late"), Self.item("group.b", "u1", "s1")])
+        for account in accounts {
+            let read = try store.readPartition(accessGroup: "group.a", account: account)
+            #expect(read.items == (try store.items(matching: ItemQuery(accessGroup: "group.a", account: account))), "\(account)")
+        }
+        #expect(try store.readPartition(accessGroup: "group.a", account: "u1").items.map(\.service).first == "s153")
+        #expect(try store.readPartition(accessGroup: "group.a", account: "u1").items.map(\.service).last == "s1")
+    }
+
+    @Test(arguments: Backend.allCases)
     func readPartitionRefusesGroupsNotOpen(backend: Backend) throws {
         let store = try backend.makeStore()
         #expect(throws: CacheStoreError.self) { try store.readPartition(accessGroup: "group.other", account: "u1") }
