@@ -133,6 +133,11 @@ struct PartitionConformanceTests {
         #expect(try Self.changed(store, since: start.revision)?.count == 3)
         let now = try #require(try store.partitionChanges(since: nil))
         #expect(try Self.changed(store, since: now.revision) == [])
+
+        // Planned batches and batches holding only lookup keys are commits like the others.
+        try store.applyPlanned { _, _ in [.save(Self.item(account: "u4")), .setLookupKeys(Self.partition("group.a", "u5"), keys: ["k"])] }
+        let planned = try #require(try store.partitionChanges(since: now.revision))
+        #expect(planned.partitions == [Self.partition("group.a", "u4")], "keys alone change no partition's items")
     }
 
     @Test(arguments: Backend.allCases)
