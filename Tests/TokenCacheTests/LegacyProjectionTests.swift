@@ -104,7 +104,7 @@ import Testing
 
     @Test func unifiedItemsWinOverTheProjectionsOfTheSameKey() throws {
         _ = try put(Self.entry(clientId: IDs.appA, homeAccountId: IDs.home))
-        _ = try put(Self.entry(clientId: IDs.appB, homeAccountId: IDs.home, refreshToken: "legacy-rt-b"))
+        _ = try put(Self.entry(clientId: IDs.appB, refreshToken: "legacy-rt-b", homeAccountId: IDs.home))
         try fixture.save()  // app A, the same home account, login.windows.net
         let tokens = try search(.refreshToken, ["home_account_id": .string(IDs.home)])
         #expect(tokens.compactMap { $0["secret"]?.stringValue } == ["refresh-token-secret", "legacy-rt-b"])
