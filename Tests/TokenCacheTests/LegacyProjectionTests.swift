@@ -158,4 +158,72 @@ import Testing
         try fixture.cache.apply(sources.map { .delete($0.query) })
         #expect(try search(.account).compactMap { $0["username"]?.stringValue } == ["other@contoso.com"])
     }
+
+    /// Seeded, so a failure names a case that can be replayed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: 1...40) func projectionsHoldTheirRulesForAnyMixOfEntries(seed: UInt64) throws {
+        let fixture = try CacheFixture()
+        var random = SplitMix(state: seed)
+        for index in 0..<Int.random(in: 1...12, using: &random) {
+            let user = Int.random(in: 0..<3, using: &random)
+            let client = ["client-a", "Client-B", "foci-1"].randomElement(using: &random)!
+            let item = Self.entry(
+                clientId: client, user: "user\(user)@contoso.com", oid: "oid-\(user)",
+                resource: Bool.random(using: &random) ? nil : "https://graph.windows.net",
+                refreshToken: Int.random(in: 0..<4, using: &random) == 0 ? nil : "rt-\(index)",
+                accessToken: Bool.random(using: &random) ? "at-\(index)" : nil,
+                familyId: Bool.random(using: &random) ? "1" : nil,
+                homeAccountId: Int.random(in: 0..<3, using: &random) == 0 ? "uid-\(user).utid" : nil,
+                rawIdToken: Int.random(in: 0..<6, using: &random) == 0 ? "garbage" : nil,
+                authority: ["https://login.windows.net/common", "https://login.windows.net/organizations",
+                            "https://login.microsoftonline.de/common"].randomElement(using: &random)!)
+            guard item.refreshToken != nil || item.accessToken != nil else { continue }
+            try fixture.put(item.storeItem(accessGroup: IDs.group))
+        }
+        let index = try fixture.cache.withIndex { $0 }
+        let live = index.legacyTokensByUser.values.flatMap { $0 }
+        let accounts = try fixture.cache.search(CacheSearch(kind: .account))
+        let tokens = try fixture.cache.search(CacheSearch(kind: .refreshToken))
+        func text(_ entry: JSONObject, _ name: String) -> String { entry[name]?.stringValue ?? "" }
+        // One entry per MSAL cache key, as MSAL's own cache holds them.
+        #expect(Set(accounts.map { [text($0, "home_account_id"), text($0, "environment"), text($0, "realm")] }).count == accounts.count, "seed \(seed)")
+        #expect(Set(tokens.map { [text($0, "home_account_id"), text($0, "environment"), text($0, "client_id").lowercased()] }).count == tokens.count, "seed \(seed)")
+        // Every refresh-capable, multi-resource entry with a user is behind exactly the token of its key.
+        for token in live where token.hasRefreshToken && token.item.resource == nil {
+            guard let user = LegacyUser(token) else {
+                #expect(token.item.rawIdToken == "garbage", "seed \(seed): only an entry without claims has no user")
+                continue
+            }
+            #expect(tokens.contains { text($0, "home_account_id") == user.homeAccountId && text($0, "environment") == token.environment
+                && text($0, "client_id").lowercased() == token.item.clientId.lowercased() }, "seed \(seed)")
+            #expect(accounts.contains { text($0, "home_account_id") == user.homeAccountId && text($0, "environment") == token.environment }, "seed \(seed)")
+        }
+        // Removing a projected token removes only entries holding that very token; removing an
+        // account removes only entries of that user and environment.
+        for token in tokens {
+            let sources = try fixture.cache.legacySources(of: [(.refreshToken, token)])
+            #expect(!sources.isEmpty, "seed \(seed)")
+            for source in sources {
+                let item = try #require(live.first { $0.identity == source })
+                #expect(item.item.refreshToken == text(token, "secret") && item.environment == text(token, "environment"), "seed \(seed)")
+            }
+        }
+        for account in accounts {
+            for source in try fixture.cache.legacySources(of: [(.account, account)]) {
+                let item = try #require(live.first { $0.identity == source })
+                #expect(LegacyUser(item)?.homeAccountId == text(account, "home_account_id") && item.environment == text(account, "environment"), "seed \(seed)")
+            }
+        }
+        #expect(try fixture.allItems().count == live.count + index.unreadable.count + index.tombstones.count, "seed \(seed): nothing written")
+    }
 }
