@@ -77,6 +77,12 @@ import Testing
         let homes = try search(.account).compactMap { $0["home_account_id"]?.stringValue }
         #expect(homes == [IDs.home, "c-uid.c-utid", "oid-1.\(IDs.homeTenant)"])
         #expect(try search(.refreshToken, ["home_account_id": "c-uid.c-utid"]).count == 1)
+        // ADFS sends no client info: MSAL Python's home account id is the ID token's `sub`.
+        _ = try put(Self.entry(clientId: IDs.appA, rawIdToken: TokenResponses.idToken(["upn": "adfs.user@contoso.com", "sub": "Sub-ADFS"]),
+                               authority: "https://adfs.contoso.com/adfs"))
+        let adfs = try #require(try search(.account, ["environment": "adfs.contoso.com"]).first)
+        #expect(adfs["home_account_id"] == "Sub-ADFS" && adfs["realm"] == "adfs" && adfs["authority_type"] == "ADFS")
+        #expect(try search(.refreshToken, ["home_account_id": "Sub-ADFS", "environment": "adfs.contoso.com"]).count == 1)
     }
 
     @Test func familyEntriesCarryTheirFamilyAndMultiResourceOnesOnly() throws {
