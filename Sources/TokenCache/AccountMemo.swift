@@ -17,6 +17,8 @@ final class AccountMemo: Sendable {
     let homeOrder = StateLock<[String]?>(nil)
     let accounts = StateLock<[Key: CachedAccount?]>([:])
     let listings = StateLock<[ListingKey: [CachedAccount]]>([:])
+    /// The MSAL entries the legacy ADAL entries stand for (search), built on first use.
+    let legacyProjections = StateLock<LegacyProjections?>(nil)
 
     /// `compute()` the first time the listing for `key` is asked for, the remembered one afterwards.
     func listing(_ key: ListingKey, _ compute: () throws -> [CachedAccount]) rethrows -> [CachedAccount] {

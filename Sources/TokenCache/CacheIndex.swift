@@ -187,6 +187,14 @@ struct CacheIndex: Sendable {
         return order
     }
 
+    /// The MSAL entries legacy ADAL entries stand for, built once per index state.
+    var legacyProjections: LegacyProjections {
+        if let known = memo.legacyProjections.withLock({ $0 }) { return known }
+        let built = LegacyProjections(index: self)
+        memo.legacyProjections.withLock { $0 = built }
+        return built
+    }
+
     /// Applies a batch the engine committed, in order, exactly as the store applied it.
     mutating func apply(_ batch: [StoreOperation]) {
         for operation in batch {

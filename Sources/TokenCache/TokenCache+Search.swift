@@ -1,3 +1,4 @@
+import CacheStore
 import TokenCacheSchema
 
 extension TokenCache {
@@ -7,7 +8,9 @@ extension TokenCache {
     /// Answered from the index: a query naming `home_account_id` (or, for app metadata, `client_id`)
     /// reads only that account's (app's) entries; access tokens narrowed to one account, client and
     /// realm are read from one list. Without such members every entry of the kind is compared, as
-    /// MSAL does. Expired access tokens are left out (MSAL Python also deletes them; the engine
+    /// MSAL does. Legacy ADAL entries with a multi-resource or family refresh token also answer, as
+    /// the `Account` and `RefreshToken` entries they stand for (``LegacyProjections``), after the
+    /// unified ones, so MSAL Python signs their users in silently. Expired access tokens are left out (MSAL Python also deletes them; the engine
     /// leaves that to the store's owner), and so are access tokens with an `ext_cache_key` when the
     /// query names none.
     public func search(_ search: CacheSearch) throws -> [JSONObject] {
@@ -38,6 +41,9 @@ extension TokenCache {
                     }
                     consider(entry)
                 }
+                if search.kind == .refreshToken, !index.legacyTokensByUser.isEmpty {
+                    for entry in index.legacyProjections.entries(.refreshToken, homeAccountId: homeAccountId) { consider(entry) }
+                }
             case .account:
                 let accounts: [IndexedAccount]
                 switch homeAccountId {
@@ -46,6 +52,9 @@ extension TokenCache {
                 case .none: accounts = index.accountsByHomeAccount.values.flatMap { $0 }.sorted { $0.sequence < $1.sequence }
                 }
                 for account in accounts { consider(account.account.msalEntry) }
+                if !index.legacyTokensByUser.isEmpty {
+                    for entry in index.legacyProjections.entries(.account, homeAccountId: homeAccountId) { consider(entry) }
+                }
             case .appMetadata:
                 let apps: [IndexedAppMetadata]
                 if case .string(let client)? = query["client_id"] {
@@ -56,6 +65,23 @@ extension TokenCache {
                 for app in apps { consider(app.metadata.msalEntry) }
             }
             return results
+        }
+    }
+
+    /// The legacy ADAL entries that stand for `entries` (MSAL JSON entries by section), to be
+    /// deleted with the items the entries name when a library removes them: for an `Account`,
+    /// every legacy entry of that user (home account id) in its environment; for a `RefreshToken`,
+    /// the entries projected into exactly that entry (home account id, environment, client id and
+    /// refresh token). See ``search(_:)``.
+    public func legacySources(of entries: [(kind: CacheSearch.Kind, entry: JSONObject)]) throws -> [ItemIdentity] {
+        try withIndex { index in
+            var found: [ItemIdentity] = []
+            for (kind, entry) in entries {
+                for identity in LegacyProjections.sources(of: entry, kind: kind, index: index) where !found.contains(identity) {
+                    found.append(identity)
+                }
+            }
+            return found
         }
     }
 

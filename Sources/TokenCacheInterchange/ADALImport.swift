@@ -99,6 +99,28 @@ enum ADALImport {
         }
     }
 
+    // MARK: - ADAL for iOS keychain item
+
+    /// One ADAL for iOS keychain item's payload: an `ADTokenCacheStoreItem` archive. It becomes the
+    /// legacy item ADAL keeps it as, keyed by its own authority, resource and client id and by the
+    /// displayable id of its user information (its ID token, else the archived `userId`).
+    static func decodeADALKeychainItem(
+        _ data: Data, source: String, accessGroup: String, progress: ((Int, Int) -> Void)?
+    ) throws(InterchangeError) -> DecodedImport {
+        let item: LegacyTokenCacheItem
+        do {
+            item = try LegacyTokenCacheItem(archive: data)
+        } catch {
+            throw .invalidEntry(source: source, path: "archive", error)
+        }
+        progress?(1, 1)
+        if item.isTombstone {
+            return DecodedImport(format: .adalKeychainItem, items: [], entries: 1,
+                                 skipped: [ImportIssue(path: "archive", reason: "a tombstone (a removed token)")], adjusted: [])
+        }
+        return DecodedImport(format: .adalKeychainItem, items: [item.storeItem(accessGroup: accessGroup)], entries: 1, skipped: [], adjusted: [])
+    }
+
     // MARK: - ADAL macOS
 
     /// ADAL for macOS's serialized cache: a keyed archive of

@@ -18,13 +18,17 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable, CustomString
     case adalV3 = "adal-v3"
     /// ADAL for macOS's serialized cache (a keyed archive of `ADTokenCacheStoreItem`s).
     case adalMacOS = "adal-macos"
+    /// One ADAL for iOS keychain item's payload (ADAL Objective-C 1.x, 2.x, ≥ 2.7): a keyed archive
+    /// whose root object is an `ADTokenCacheStoreItem`.
+    case adalKeychainItem = "adal-keychain-item"
 
     public var description: String { rawValue }
 
     /// Recognizes a format by content, or `nil` when the content is none of them.
     ///
-    /// A blob starting with the little-endian version 3 is ADAL.NET's; a binary property list is
-    /// ADAL macOS's archive; a JSON object is MSAL unified JSON; a JSON array whose elements have
+    /// A blob starting with the little-endian version 3 is ADAL.NET's; a keyed archive whose root is
+    /// an `ADTokenCacheStoreItem` is one ADAL keychain item, any other binary property list ADAL
+    /// macOS's archive; a JSON object is MSAL unified JSON; a JSON array whose elements have
     /// `Key` and `Value` is the MSAL.NET 2.x dictionary; any other array (including an empty one)
     /// is keychain items.
     public static func detect(_ data: Data) -> ImportFormat? {
@@ -35,7 +39,14 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable, CustomString
 
     static func detectBinary(_ data: Data) -> ImportFormat? {
         if ADALNetV3Blob.looksLikeBlob(data) { return .adalV3 }
-        if KeyedArchive.isKeyedArchive(data) { return .adalMacOS }
+        if KeyedArchive.isKeyedArchive(data) {
+            if case .object(let root)? = try? KeyedArchive.decode(data),
+                LegacyTokenCacheItem.acceptedClassNames.contains(root.className)
+            {
+                return .adalKeychainItem
+            }
+            return .adalMacOS
+        }
         return nil
     }
 

@@ -56,6 +56,7 @@ public enum ImportDecoder {
         switch format ?? ImportFormat.detectBinary(data) {
         case .adalV3?: return try ADALImport.decodeADALNetV3(data, source: source, accessGroup: accessGroup, progress: progress)
         case .adalMacOS?: return try ADALImport.decodeADALMacOS(data, source: source, accessGroup: accessGroup, progress: progress)
+        case .adalKeychainItem?: return try ADALImport.decodeADALKeychainItem(data, source: source, accessGroup: accessGroup, progress: progress)
         default: break
         }
         let value: JSONValue
@@ -67,7 +68,7 @@ public enum ImportDecoder {
         guard let chosen = format ?? ImportFormat.detect(value) else {
             throw .unrecognizedFormat(
                 source: source,
-                expected: "in a format tokencache imports (an MSAL JSON object, an MSAL.NET 2.x array of Key/Value pairs, keychain items, an ADAL.NET v3 blob or an ADAL macOS archive)")
+                expected: "in a format tokencache imports (an MSAL JSON object, an MSAL.NET 2.x array of Key/Value pairs, keychain items, an ADAL.NET v3 blob, an ADAL macOS archive or an ADAL keychain item)")
         }
         switch chosen {
         case .msalJSON:
@@ -80,7 +81,7 @@ public enum ImportDecoder {
                 throw .unrecognizedFormat(source: source, expected: "the MSAL.NET 2.x format: its root must be an array, found \(value.kindName)")
             }
             return try decodeMSALV2(elements, source: source, accessGroup: accessGroup, progress: progress)
-        case .adalV3, .adalMacOS:
+        case .adalV3, .adalMacOS, .adalKeychainItem:
             preconditionFailure("binary formats are decoded above")
         case .keychainItems:
             var bytes = data

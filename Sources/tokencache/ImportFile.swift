@@ -34,7 +34,8 @@ struct ImportFile: ParsableCommand {
         discussion: """
             Formats: msal-json (the unified JSON cache of MSAL.NET, Python, Node, Java and Go), msal-v2 \
             (MSAL.NET 2.x), keychain-items (raw items, as `export --format keychain-items` writes \
-            them), adal-v3 (the ADAL.NET v3 blob), adal-macos (ADAL for macOS's serialized cache); \
+            them), adal-v3 (the ADAL.NET v3 blob), adal-macos (ADAL for macOS's serialized cache), \
+            adal-keychain-item (one ADAL for iOS keychain item's archive); \
             ADAL tokens become legacy ADAL items, where MSAL finds ADAL users. auto recognizes the format by content. Entries are keyed by their fields, not by \
             the keys in the file. A file that cannot be read in full imports nothing and exits 65 \
             with a message naming the file and the place; the store is unchanged. `import sdk` reads \

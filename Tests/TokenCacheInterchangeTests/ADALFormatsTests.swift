@@ -135,6 +135,33 @@ import TokenCacheSchema
         #expect(try cache.refreshToken(RefreshTokenQuery(subject: .username("Mac.User@contoso.com"), clientId: "mac-client"))?.credential.secret == "mac-rt")
     }
 
+    @Test func adalKeychainItemArchivesImportAsTheLegacyItemADALKeeps() throws {
+        for (name, resource) in [("adal1x-token-cache-store-item.bplist", nil), ("adal1x-keychain-item.bplist", "<resource>")] as [(String, String?)] {
+            let data = try fixture("adal-objc/" + name)
+            #expect(ImportFormat.detect(data) == .adalKeychainItem, "\(name)")
+            let (store, report) = try imported(data, source: name)
+            #expect(report.format == .adalKeychainItem)
+            #expect(report.imported == 1)
+            let item = try #require(try store.allItems().first)
+            let expected = LegacyCacheKey(authority: "https://login.microsoftonline.com/common", resource: resource,
+                                          clientId: "27AD83C9-FC05-4A6C-AF01-36EDA42ED18F", userId: "myfakeuser@contoso.com")
+            #expect(item.account == expected.account && item.service == expected.service && item.generic == LegacyCacheKey.generic)
+            let cache = try TokenCache(store: store)
+            #expect(try cache.accounts().compactMap(\.username) == ["myfakeuser@contoso.com"])
+            // Only the multi-resource-shaped entry (no resource) answers MSAL's search.
+            let projected = try cache.search(CacheSearch(kind: .refreshToken)).compactMap { $0["secret"]?.stringValue }
+            #expect(projected == (resource == nil ? ["<refresh token>"] : []))
+        }
+        let macOS = Self.macArchive(tokens: .dictionary([]))
+        #expect(ImportFormat.detect(macOS) == .adalMacOS, "a dictionary root stays ADAL macOS's")
+        let notAnItem = KeyedArchive.encode(root: .object(ArchivedObject(className: "ADTokenCacheStoreItem", fields: [
+            .init("authority", .integer(1)), .init("clientId", .string("c")),
+        ])))
+        let store = try newStore()
+        #expect(throws: InterchangeError.self) { try CacheInterchange(store: store).importData(notAnItem, source: "bad.bplist") }
+        #expect(try store.allItems().isEmpty)
+    }
+
     @Test func malformedADALInputIsATypedErrorAndImportsNothing() throws {
         let good = try fixture("adal-dotnet/oldcache.serialized")
         var cases: [Data] = [
