@@ -106,10 +106,16 @@ struct LegacyProjections: Sendable {
             for token in tokens where token.environment == host {
                 guard let user = LegacyUser(token), ItemKey.normalized(user.homeAccountId) == normalizedHome else { continue }
                 if kind == .refreshToken {
+                    // Not only the entry's own token: once MSAL saved a newer refresh token for this
+                    // client, the ADAL one is shadowed by it, and removing the entry removes both.
                     guard token.hasRefreshToken, token.item.resource == nil,
-                        entry["secret"]?.stringValue == token.item.refreshToken,
                         entry["client_id"]?.stringValue == token.item.clientId
                     else { continue }
+                } else if token.hasRefreshToken {
+                    // Another app's refresh token is its sign-in: MSAL keeps other apps' refresh
+                    // tokens when it removes an account, and so do we. This app's went with its
+                    // RefreshToken entries, which MSAL removes first.
+                    continue
                 }
                 found.append(token.identity)
             }

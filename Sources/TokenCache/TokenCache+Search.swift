@@ -70,9 +70,11 @@ extension TokenCache {
 
     /// The legacy ADAL entries that stand for `entries` (MSAL JSON entries by section), to be
     /// deleted with the items the entries name when a library removes them: for an `Account`,
-    /// every legacy entry of that user (home account id) in its environment; for a `RefreshToken`,
-    /// the entries projected into exactly that entry (home account id, environment, client id and
-    /// refresh token). See ``search(_:)``.
+    /// the legacy entries of that user (home account id) in its environment that hold no refresh
+    /// token (access tokens: MSAL removes every access token of the account), never another app's
+    /// refresh token; for a `RefreshToken`, the multi-resource and family entries of that user,
+    /// environment and client (the one projected into it, or shadowed by it once MSAL saved its own).
+    /// See ``search(_:)``.
     public func legacySources(of entries: [(kind: CacheSearch.Kind, entry: JSONObject)]) throws -> [ItemIdentity] {
         try withIndex { index in
             var found: [ItemIdentity] = []

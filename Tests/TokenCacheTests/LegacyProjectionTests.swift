@@ -155,14 +155,21 @@ import Testing
         #expect(try fixture.cache.legacySources(of: [(.refreshToken, token)]) == [mine.identity])
         var changed = token
         changed["secret"] = "another-rt"
-        #expect(try fixture.cache.legacySources(of: [(.refreshToken, changed)]).isEmpty, "only the entry with that token")
+        #expect(try fixture.cache.legacySources(of: [(.refreshToken, changed)]) == [mine.identity], "a newer token of the client shadows it")
+        changed["client_id"] = .string(IDs.appB)
+        #expect(try fixture.cache.legacySources(of: [(.refreshToken, changed)]) == [theirs.identity], "only that client's")
 
         let account = try #require(try search(.account, ["home_account_id": .string(home)]).first)
         let sources = try fixture.cache.legacySources(of: [(.account, account)])
-        #expect(Set(sources) == [mine.identity, theirs.identity, accessToken.identity])
-        #expect(!sources.contains(otherUser.identity))
-        try fixture.cache.apply(sources.map { .delete($0.query) })
-        #expect(try search(.account).compactMap { $0["username"]?.stringValue } == ["other@contoso.com"])
+        #expect(sources == [accessToken.identity], "the user's access tokens, never another app's refresh token")
+        #expect(!sources.contains(otherUser.identity) && !sources.contains(theirs.identity))
+        // As MSAL Python removes an account: this app's refresh token first, then the account.
+        try fixture.cache.apply((try fixture.cache.legacySources(of: [(.refreshToken, token)]) + sources).map { .delete($0.query) })
+        let left = Set(try fixture.allItems().map(\.identity))
+        #expect(!left.contains(mine.identity) && !left.contains(accessToken.identity))
+        #expect(left.contains(theirs.identity) && left.contains(otherUser.identity))
+        // App B still holds the user: the account is projected from its token again.
+        #expect(Set(try search(.account).compactMap { $0["username"]?.stringValue }).count == 2)
     }
 
     /// Seeded, so a failure names a case that can be replayed.
@@ -214,20 +221,23 @@ import Testing
                 && text($0, "client_id").lowercased() == token.item.clientId.lowercased() }, "seed \(seed)")
             #expect(accounts.contains { text($0, "home_account_id") == user.homeAccountId && text($0, "environment") == token.environment }, "seed \(seed)")
         }
-        // Removing a projected token removes only entries holding that very token; removing an
-        // account removes only entries of that user and environment.
+        // Removing a projected token removes only that client's refresh-token entries of that user
+        // and environment; removing an account removes only that user's entries without a refresh
+        // token (another app's refresh token stays).
         for token in tokens {
             let sources = try fixture.cache.legacySources(of: [(.refreshToken, token)])
             #expect(!sources.isEmpty, "seed \(seed)")
             for source in sources {
                 let item = try #require(live.first { $0.identity == source })
-                #expect(item.item.refreshToken == text(token, "secret") && item.environment == text(token, "environment"), "seed \(seed)")
+                #expect(item.item.clientId == text(token, "client_id") && item.hasRefreshToken && item.environment == text(token, "environment"), "seed \(seed)")
+                #expect(LegacyUser(item)?.homeAccountId == text(token, "home_account_id"), "seed \(seed)")
             }
         }
         for account in accounts {
             for source in try fixture.cache.legacySources(of: [(.account, account)]) {
                 let item = try #require(live.first { $0.identity == source })
                 #expect(LegacyUser(item)?.homeAccountId == text(account, "home_account_id") && item.environment == text(account, "environment"), "seed \(seed)")
+                #expect(!item.hasRefreshToken, "seed \(seed): never a refresh token")
             }
         }
         #expect(try fixture.allItems().count == live.count + index.unreadable.count + index.tombstones.count, "seed \(seed): nothing written")
