@@ -13,6 +13,10 @@ import Foundation
 /// - `PREFIX:g:GID` — a set per access group of the PIDs it holds (`GID` the same digest of the group
 ///   alone), so full reads find every partition.
 /// - `PREFIX:rev` — a counter incremented by every partition commit: the store's change revision.
+/// - `PREFIX:l:GID:NN` — the lookup-key index of a group, in 64 hashes (`NN`, two hex digits, from
+///   the key's digest): field = lookup key, value = a JSON array of the account attributes of the
+///   partitions carrying it. A partition's own keys are its `.keys` field (a JSON array).
+/// - `PREFIX:lc:GID` — present once the group's lookup keys are complete.
 struct RedisLayout: Sendable {
     let prefix: String
 
@@ -35,6 +39,21 @@ struct RedisLayout: Sendable {
 
     var revisionKey: Data { Data("\(prefix):rev".utf8) }
 
+    /// The index hash holding `lookupKey` for `group` (one of 64 per group, spread over the cluster).
+    func lookupBucketKey(group: String, lookupKey: String) -> Data {
+        let bucket = Self.digest([Data(lookupKey.utf8)]).prefix(2)
+        let number = (Int(bucket, radix: 16) ?? 0) % Self.lookupBuckets
+        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(String(format: "%02x", number))".utf8)
+    }
+
+    /// The key present once `group`'s lookup-key index is complete.
+    func lookupCompleteKey(_ group: String) -> Data { Data("\(prefix):lc:\(Self.digest([Data(group.utf8)]))".utf8) }
+
+    static let lookupBuckets = 64
+
+    /// The prefix of every partition hash's key (what the change log records).
+    var partitionKeyPrefix: Data { Data("\(prefix):p:".utf8) }
+
     /// The prefix of every key the store writes (what tracking broadcasts are filtered on).
     var keyPrefix: String { prefix + ":" }
 
@@ -56,6 +75,7 @@ struct RedisLayout: Sendable {
     static let groupField = Data(".group".utf8)
     static let accountField = Data(".account".utf8)
     static let revisionField = Data(".rev".utf8)
+    static let lookupKeysField = Data(".keys".utf8)
 
     private static func digest(_ parts: [Data]) -> String {
         var hasher = SHA256()

@@ -10,12 +10,13 @@ extension RedisStore {
 
     /// The partitions the batch touches, in the order it first touches them, each with its
     /// operations; partitions found through the group index come with the snapshot read to find them.
-    private func plan(
+    func plan(
         _ batch: [StoreOperation], _ state: inout State
-    ) throws -> (order: [RedisLayout.Partition], operations: [Data: [StoreOperation]]) {
+    ) throws -> (order: [RedisLayout.Partition], operations: [Data: [StoreOperation]], complete: [String]) {
         var order: [RedisLayout.Partition] = []
         var operations: [Data: [StoreOperation]] = [:]
         var indexed: [String: [(RedisLayout.Partition, Snapshot)]] = [:]
+        var complete: [String] = []
         func add(_ partition: RedisLayout.Partition, _ operation: StoreOperation) {
             if operations[partition.key] == nil { order.append(partition) }
             operations[partition.key, default: []].append(operation)
@@ -42,11 +43,13 @@ extension RedisStore {
                         if chosen.insert(partition.key).inserted { add(partition, operation) }
                     }
                 }
-            case .setLookupKeys, .declareLookupKeysComplete:
-                break  // this store keeps no lookup-key index yet: partitions(withLookupKey:) answers nil
+            case .setLookupKeys(let partition, _):
+                add(layout.partition(group: partition.accessGroup, account: partition.account), operation)
+            case .declareLookupKeysComplete(let group):
+                if !complete.contains(group) { complete.append(group) }
             }
         }
-        return (order, operations)
+        return (order, operations, complete)
     }
 
     private static func mayMatch(_ query: ItemQuery, _ partition: RedisLayout.Partition) -> Bool {
@@ -58,7 +61,7 @@ extension RedisStore {
     func apply(_ batch: [StoreOperation], _ state: inout State) throws -> BatchResult {
         let generation = tracking?.shared.withLock { $0.generation } ?? 0
         guard !batch.isEmpty else { return BatchResult() }
-        let (order, operations) = try plan(batch, &state)
+        let (order, operations, complete) = try plan(batch, &state)
         var result = BatchResult()
         var storeRevisions: [UInt64] = []
         var committed = 0
@@ -78,6 +81,7 @@ extension RedisStore {
                         result.added += counts.added; result.replaced += counts.replaced; result.deleted += counts.deleted
                         committed += 1
                         storeRevisions.append(revision.store)
+                        tracking?.recordCommit(partition)
                         if tracking != nil {
                             let ordered = change.after.ordered
                             remember(.init(revision: revision.partition, items: ordered.map(\.item), orders: ordered.map(\.order)),
@@ -91,6 +95,7 @@ extension RedisStore {
                     }
                 }
             }
+            try declareComplete(complete, &state)
         } catch {
             if let redisError = error as? RedisError, redisError.isConnectionFailure { state.router.dropAll() }
             if committed > 0 {
@@ -106,7 +111,7 @@ extension RedisStore {
     /// The stamps around the batch: exact when its partition commits moved the store revision one
     /// by one and no other change was reported meanwhile; otherwise a base no engine holds, so
     /// engines re-read instead of trusting their copy.
-    private func commitStamps(_ revisions: [UInt64], generation: UInt64, _ state: inout State) throws -> CommitStamps {
+    func commitStamps(_ revisions: [UInt64], generation: UInt64, _ state: inout State) throws -> CommitStamps {
         guard let first = revisions.first, let last = revisions.last else {
             let now = try stamp(&state)
             return CommitStamps(base: now, result: now)
@@ -131,11 +136,12 @@ extension RedisStore {
     struct Change {
         var sets: [(Data, Data)] = []
         var deletes: [Data] = []
+        var before: Snapshot
         var after: Snapshot
     }
 
     /// Applies the operations to a copy of the snapshot; nil when nothing changes.
-    private func simulate(
+    func simulate(
         _ operations: [StoreOperation], on snapshot: Snapshot, counts: inout BatchResult, _ state: inout State
     ) throws -> Change? {
         var after = snapshot
@@ -162,12 +168,14 @@ extension RedisStore {
                     counts.deleted += 1
                     touched.append(field)
                 }
-            case .setLookupKeys, .declareLookupKeysComplete:
+            case .setLookupKeys(_, let keys):
+                after.lookupKeys = Array(Set(keys)).sorted()
+            case .declareLookupKeysComplete:
                 break
             }
         }
-        guard !touched.isEmpty else { return nil }
-        var change = Change(after: after)
+        guard !touched.isEmpty || after.lookupKeys != snapshot.lookupKeys else { return nil }
+        var change = Change(before: snapshot, after: after)
         var seen = Set<Data>()
         for field in touched where seen.insert(field).inserted {
             if let entry = after.entries[field] {
@@ -183,67 +191,107 @@ extension RedisStore {
         return change
     }
 
+    /// The commands that write a partition's change (inside a transaction): the hash's fields and
+    /// revision, its lifetime, and on a standalone server the lookup-key index edits.
+    func changeCommands(_ change: Change, partition: RedisLayout.Partition, revision: UInt64, standalone: Bool) -> [[Data]] {
+        var commands: [[Data]] = []
+        if change.after.entries.isEmpty && change.after.lookupKeys.isEmpty {
+            commands.append([Data("DEL".utf8), partition.key])
+        } else {
+            var deletes = change.deletes
+            if change.after.lookupKeys.isEmpty, !change.before.lookupKeys.isEmpty { deletes.append(RedisLayout.lookupKeysField) }
+            if !deletes.isEmpty { commands.append([Data("HDEL".utf8), partition.key] + deletes) }
+            var set = [Data("HSET".utf8), partition.key]
+            for (field, value) in change.sets { set += [field, value] }
+            set += [RedisLayout.revisionField, Data(String(revision).utf8), RedisLayout.groupField, Data(partition.group.utf8),
+                    RedisLayout.accountField, Data(partition.account.utf8)]
+            if !change.after.lookupKeys.isEmpty, change.after.lookupKeys != change.before.lookupKeys {
+                set += [RedisLayout.lookupKeysField, RedisLookupKeys.encode(change.after.lookupKeys)]
+            }
+            commands.append(set)
+            if let lifetime = configuration.lifetimeSeconds {
+                commands.append([Data("PEXPIRE".utf8), partition.key, Data(String(lifetime * 1000).utf8)])
+            }
+        }
+        if standalone {
+            let edits = lookupEdits(change, partition: partition)
+            commands += (edits.add + edits.remove).map(\.command)
+        }
+        return commands
+    }
+
+    /// Lists a partition in its group's index before its first items are written, so a full read
+    /// never misses a committed partition.
+    func listInGroup(_ change: Change, partition: RedisLayout.Partition, _ state: inout State) throws {
+        guard change.before.entries.isEmpty, !change.sets.isEmpty else { return }
+        let index = layout.groupIndexKey(partition.group)
+        _ = try state.router.run([Data("SADD".utf8), index, Data(partition.id.utf8)], key: index, operation: "SADD group index")
+    }
+
     /// Commits the partition's change in `MULTI`/`EXEC`; nil when the partition changed since it was
     /// read under `WATCH` (nothing written). A transaction rather than a script so that the tracking
     /// option NOLOOP recognises the store's own writes and does not echo them back to it.
     private func commit(
         _ change: Change, partition: RedisLayout.Partition, expected: UInt64, _ state: inout State
     ) throws -> (partition: UInt64, store: UInt64)? {
-        if expected == 0, !change.sets.isEmpty {
-            // Listed before it is written, so a full read never misses a committed partition.
-            let index = layout.groupIndexKey(partition.group)
-            _ = try state.router.run([Data("SADD".utf8), index, Data(partition.id.utf8)], key: index, operation: "SADD group index")
-        }
+        try listInGroup(change, partition: partition, &state)
         let standalone = state.router.isCluster == false
         let clock = UInt64(Date().timeIntervalSince1970 * 1e6)
         let revision = max(expected &+ 1, clock)
-        var commands: [[Data]] = [[Data("MULTI".utf8)]]
-        if change.after.entries.isEmpty {
-            commands.append([Data("DEL".utf8), partition.key])
-        } else {
-            if !change.deletes.isEmpty { commands.append([Data("HDEL".utf8), partition.key] + change.deletes) }
-            var set = [Data("HSET".utf8), partition.key]
-            for (field, value) in change.sets { set += [field, value] }
-            set += [RedisLayout.revisionField, Data(String(revision).utf8), RedisLayout.groupField, Data(partition.group.utf8),
-                    RedisLayout.accountField, Data(partition.account.utf8)]
-            commands.append(set)
-            if let lifetime = configuration.lifetimeSeconds {
-                commands.append([Data("PEXPIRE".utf8), partition.key, Data(String(lifetime * 1000).utf8)])
-            }
+        let edits = standalone ? (add: [], remove: []) : lookupEdits(change, partition: partition)
+        if !edits.add.isEmpty {
+            // Cluster: indexed before the commit, so the index never misses a committed key.
+            try checkReplies(try state.router.runEach(edits.add, operation: "index lookup keys"), operation: "index lookup keys")
         }
+        var commands: [[Data]] = [[Data("MULTI".utf8)]]
+        commands += changeCommands(change, partition: partition, revision: revision, standalone: standalone)
         if standalone { commands.append([Data("INCR".utf8), layout.revisionKey]) }
         commands.append([Data("EXEC".utf8)])
         let replies = try state.router.run(commands, key: partition.key, operation: "commit partition")
+        guard let store = try execResult(replies, storeRevision: standalone) else { return nil }
+        if standalone { return (revision, store) }
+        if !edits.remove.isEmpty {
+            // Cluster: dropped after the commit; if this fails the index keeps a stale candidate,
+            // which readers tolerate.
+            _ = try? state.router.runEach(edits.remove, operation: "unindex lookup keys")
+        }
+        let counter = try state.router.run([Data("INCR".utf8), layout.revisionKey], key: layout.revisionKey, operation: "INCR revision")
+        guard case .integer(let value) = counter else {
+            throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "INCR revision", got: counter.typeName)
+        }
+        return (revision, UInt64(value))
+    }
+
+    /// Throws on the first error reply.
+    func checkReplies(_ replies: [RedisValue], operation: String) throws {
+        for case .error(let message) in replies {
+            throw RedisError.server(endpoint: configuration.endpoint.description, operation: operation, message: message)
+        }
+    }
+
+    /// The outcome of a `MULTI`…`EXEC` pipeline: nil when a watched key changed (nothing written);
+    /// else the last command's integer when `storeRevision` (the `INCR` of the store revision), or 0.
+    func execResult(_ replies: [RedisValue], storeRevision: Bool) throws -> UInt64? {
         let endpoint = configuration.endpoint.description
         for reply in replies.dropLast() {
             if case .error(let message) = reply { throw RedisError.server(endpoint: endpoint, operation: "commit partition", message: message) }
         }
-        var store: UInt64 = 0
         switch replies.last! {
         case .null:
-            return nil  // a watched partition changed: nothing was written
+            return nil
         case .array(let results):
             if let failure = results.first(where: { if case .error = $0 { true } else { false } }) {
                 throw RedisError.server(endpoint: endpoint, operation: "commit partition", message: failure.typeName)
             }
-            if standalone {
-                guard case .integer(let value)? = results.last else {
-                    throw RedisError.unexpectedReply(endpoint: endpoint, operation: "INCR revision", got: results.last?.typeName ?? "nothing")
-                }
-                store = UInt64(value)
+            guard storeRevision else { return 0 }
+            guard case .integer(let value)? = results.last else {
+                throw RedisError.unexpectedReply(endpoint: endpoint, operation: "INCR revision", got: results.last?.typeName ?? "nothing")
             }
+            return UInt64(value)
         case .error(let message):
             throw RedisError.server(endpoint: endpoint, operation: "commit partition", message: message)
         default:
             throw RedisError.unexpectedReply(endpoint: endpoint, operation: "EXEC", got: replies.last!.typeName)
         }
-        if !standalone {
-            let counter = try state.router.run([Data("INCR".utf8), layout.revisionKey], key: layout.revisionKey, operation: "INCR revision")
-            guard case .integer(let value) = counter else {
-                throw RedisError.unexpectedReply(endpoint: endpoint, operation: "INCR revision", got: counter.typeName)
-            }
-            store = UInt64(value)
-        }
-        return (revision, store)
     }
 }

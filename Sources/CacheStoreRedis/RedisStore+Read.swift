@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreEncryption
 import Foundation
 
 extension RedisStore {
@@ -7,6 +8,10 @@ extension RedisStore {
         var revision: UInt64 = 0
         /// Items by hash field, with their insertion order.
         var entries: [Data: (item: StoreItem, order: UInt64)] = [:]
+        /// The partition's lookup keys (its `.keys` field), sorted.
+        var lookupKeys: [String] = []
+        /// Item fields that cannot be vouched for, skipped by reads (see ``DamagedItem``).
+        var damaged: [Data: DamagedItem] = [:]
 
         /// The items in insertion order.
         var ordered: [(item: StoreItem, order: UInt64)] {
@@ -25,10 +30,14 @@ extension RedisStore {
     }
 
     /// Reads one partition; with `watching`, under `WATCH` on the same connection, for a commit.
-    func readPartition(_ partition: RedisLayout.Partition, watching: Bool = false, _ state: inout State) throws -> Snapshot {
+    func readPartition(
+        _ partition: RedisLayout.Partition, watching: Bool = false, _ state: inout State, attributesFromHash: Bool = false
+    ) throws -> Snapshot {
+        tracking?.know(partition)
         let read = readCommand(partition.key)
         let commands = watching ? [[Data("WATCH".utf8), partition.key], read] : [read]
         let reply = try state.router.run(commands, key: partition.key, operation: "read partition").last!
+        if attributesFromHash { return try snapshot(reply, group: nil, account: nil, key: partition.key) }
         return try snapshot(reply, group: partition.group, account: partition.account, key: partition.key)
     }
 
@@ -55,22 +64,42 @@ extension RedisStore {
         var account = account
         for (field, value) in fields {
             if field == RedisLayout.revisionField { snapshot.revision = UInt64(String(decoding: value, as: UTF8.self)) ?? 0 }
+            if field == RedisLayout.lookupKeysField { snapshot.lookupKeys = RedisLookupKeys.decode(value) ?? [] }
             if group == nil, field == RedisLayout.groupField { group = String(decoding: value, as: UTF8.self) }
             if account == nil, field == RedisLayout.accountField { account = String(decoding: value, as: UTF8.self) }
         }
-        guard let group, let account else {
-            if fields.isEmpty { return snapshot }
-            throw RedisError.corruptRecord(key: name, reason: "the partition has no .group or .account field")
-        }
+        // A hash under the prefix without its attributes was not written by tokencache: its items
+        // are damaged, named with the group the index listed it under and an empty account.
+        let unattributed = group == nil || account == nil
+        let itemGroup = group ?? ""
+        let itemAccount = account ?? ""
         for (field, value) in fields {
             guard let (type, service) = RedisLayout.parseField(field) else { continue }
-            guard let record = RedisRecord.decode(value) else {
-                throw RedisError.corruptRecord(key: name, reason: "field \(String(decoding: field, as: UTF8.self)) is not a tokencache record (newer tokencache, or damaged)")
+            let identity = ItemIdentity(accessGroup: itemGroup, account: itemAccount, service: service, type: type)
+            guard !unattributed, let record = RedisRecord.decode(value) else {
+                snapshot.damaged[field] = DamagedItem(identity: identity, reason: .malformedEnvelope)
+                continue
             }
             var item = StoreItem(
-                accessGroup: group, account: account, service: service, generic: record.generic, type: type,
+                accessGroup: itemGroup, account: itemAccount, service: service, generic: record.generic, type: type,
                 data: record.payload, created: record.created, modified: record.modified)
-            if record.sealed { item.data = try keys.open(record.payload, item.identity) }
+            if record.sealed {
+                do {
+                    item.data = try keys.open(record.payload, identity)
+                } catch EncryptionError.authenticationFailed {
+                    snapshot.damaged[field] = DamagedItem(identity: identity, reason: .failedAuthentication)
+                    continue
+                } catch EncryptionError.malformedEnvelope, EncryptionError.unsupportedEnvelope {
+                    snapshot.damaged[field] = DamagedItem(identity: identity, reason: .malformedEnvelope)
+                    continue
+                }
+                // sealedWithAnotherKey and a missing key throw: the instance is configured with the
+                // wrong key (every item would fail), which must be said rather than read as damage.
+            } else if keys.keys != nil {
+                // Every write of a store with keys seals: a plain record was not written by tokencache.
+                snapshot.damaged[field] = DamagedItem(identity: identity, reason: .unsealedInSealedGroup)
+                continue
+            }
             snapshot.entries[field] = (item, record.order)
         }
         return snapshot
@@ -127,9 +156,16 @@ extension RedisStore {
         var result: [(RedisLayout.Partition, Snapshot)] = []
         for ((group, _), (key, reply)) in zip(ids, zip(keys, replies)) {
             let snapshot = try snapshot(reply, group: nil, account: nil, key: key)
-            guard let account = snapshot.entries.first?.value.item.account else { continue }  // gone or empty
+            let account = snapshot.entries.first?.value.item.account ?? snapshot.damaged.first?.value.identity.account
+            guard let account else { continue }  // gone or empty
             let partition = layout.partition(group: group, account: account)
-            guard partition.key == key else { continue }  // a member that does not belong to this group
+            if partition.key != key, snapshot.entries.isEmpty {
+                // Nothing readable and not its own attributes: damaged fields named under this key.
+                result.append((RedisLayout.Partition(group: group, account: account, id: "", key: key), snapshot))
+                continue
+            }
+            guard partition.key == key else { continue }  // a copy that does not belong to this group
+            tracking?.know(partition)
             result.append((partition, snapshot))
         }
         return result
@@ -139,11 +175,15 @@ extension RedisStore {
     /// before and after (retried a few times while writers commit, then taken as it is).
     func readAll(groups: [String], _ state: inout State) throws -> [StoreItem] {
         var entries: [(item: StoreItem, order: UInt64)] = []
+        var damaged = 0
         for attempt in 0..<8 {
             let before = try readRevision(&state)
-            entries = try readPartitions(groups: groups, &state).flatMap { $0.1.entries.values }
+            let partitions = try readPartitions(groups: groups, &state)
+            entries = partitions.flatMap { $0.1.entries.values }
+            damaged = partitions.reduce(0) { $0 + $1.1.damaged.count }
             if try readRevision(&state) == before || attempt == 7 { break }
         }
+        if groups.count == accessGroups.all.count { state.damagedInLastFullRead = damaged }
         entries.sort {
             $0.order != $1.order ? $0.order < $1.order : $0.item.service.utf8.lexicographicallyPrecedes($1.item.service.utf8)
         }

@@ -34,6 +34,8 @@ public final class RedisStore: ItemStore {
         let router: RedisRouter
         var lastOrder: UInt64 = 0
         var lastRepair = Date.distantPast
+        /// Damaged items the most recent full read skipped.
+        var damagedInLastFullRead = 0
     }
 
     let state: StateLock<State>

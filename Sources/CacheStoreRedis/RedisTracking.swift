@@ -32,6 +32,8 @@ final class RedisTracking: @unchecked Sendable {
         var listeners: [Endpoint: Listener] = [:]
         /// Why tracking could not be enabled, for diagnosis.
         var problem: String?
+        /// The partitions changed since tracking was last (re)established (see ``RedisChangeLog``).
+        var changes = RedisChangeLog()
     }
 
     static let maximumCachedPartitions = 10_000
@@ -76,12 +78,14 @@ final class RedisTracking: @unchecked Sendable {
                 state.generation &+= 1
                 state.cachedRevision = nil
                 state.problem = nil
+                state.changes.restart()
             }
         } catch {
             shared.withLock { state in
                 state.tracked.remove(endpoint)
                 state.generation &+= 1
                 state.problem = error.description
+                state.changes.restart()
             }
         }
     }
@@ -93,6 +97,20 @@ final class RedisTracking: @unchecked Sendable {
             state.generation &+= 1
             state.cachedRevision = nil
             state.partitions.removeAll()
+            state.changes.restart()
+        }
+    }
+
+    /// Remembers which partition a hash key holds, so the change log can name it.
+    func know(_ partition: RedisLayout.Partition) {
+        shared.withLock { $0.changes.know(partition) }
+    }
+
+    /// Records a commit of this store's own (NOLOOP keeps it from being echoed to the listener).
+    func recordCommit(_ partition: RedisLayout.Partition) {
+        shared.withLock { state in
+            state.changes.know(partition)
+            state.changes.record(partition.key)
         }
     }
 
@@ -112,15 +130,19 @@ final class RedisTracking: @unchecked Sendable {
                 state.tracked.remove(endpoint)
                 state.cachedRevision = nil
                 state.partitions.removeAll()
+                state.changes.restart()
                 return
             }
             guard let keys else {
                 state.cachedRevision = nil
                 state.partitions.removeAll()
+                state.changes.restart()
                 return
             }
+            let partitionPrefix = layout.partitionKeyPrefix
             for key in keys {
                 if key == layout.revisionKey { state.cachedRevision = nil } else { state.partitions[key] = nil }
+                if key.starts(with: partitionPrefix) { state.changes.record(key) }
             }
         }
     }

@@ -36,4 +36,16 @@ enum RedisTestServers {
             configuration: configuration, accessGroups: groups, environment: ["TEST_REDIS_KEY": key],
             maximumDataSize: maximumDataSize)
     }
+
+    /// Several handles on one fresh store of the standalone server (a new prefix, one key).
+    static func makeStores(count: Int, groups: AccessGroups) throws -> [RedisStore] {
+        guard let spec = ProcessInfo.processInfo.environment["TOKENCACHE_TEST_REDIS"] else { throw Missing(variable: "TOKENCACHE_TEST_REDIS") }
+        var configuration = try RedisConfiguration(parsing: spec)
+        configuration.prefix = "conformance-\(UUID().uuidString)"
+        configuration.keySource = .environment(name: "TEST_REDIS_KEY")
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        return try (0..<count).map { _ in
+            try RedisStore(configuration: configuration, accessGroups: groups, environment: ["TEST_REDIS_KEY": key])
+        }
+    }
 }

@@ -1,0 +1,94 @@
+import CacheStore
+import Foundation
+
+extension RedisStore {
+    /// On a standalone server, atomic: the store revision is `WATCH`ed before the plan reads it, every
+    /// partition the plan's batch touches is read under `WATCH` too, and the whole batch is one
+    /// `MULTI`/`EXEC` with the revision's `INCR` — so any commit in between (every tokencache commit
+    /// increments the revision) makes `EXEC` write nothing, and the store plans again. Other writers
+    /// are not blocked while `plan` runs; the plan is retried instead (up to 200 times, then applied
+    /// as the contract's default does).
+    ///
+    /// In a cluster a transaction cannot span slots, so the contract's default holds: the stamp is
+    /// checked just before the batch, not atomically with it, and the batch is applied partition by
+    /// partition.
+    @discardableResult
+    public func applyPlanned(
+        _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
+    ) throws -> BatchResult {
+        let standalone = try state.withLock { state throws(RedisError) -> Bool in
+            _ = try state.router.masters()
+            return state.router.isCluster == false
+        }
+        for _ in 0..<200 {
+            if standalone {
+                if let result = try state.withLock({ state throws in try watchedAttempt(plan, &state) }) { return result }
+            } else {
+                let stamp = try changeStamp()
+                let batch = try plan(stamp) { try allItems() }
+                if batch.isEmpty { return BatchResult() }
+                // Not atomic with the commit: a cluster cannot watch keys in several slots at once.
+                if try changeStamp() == stamp { return try apply(batch) }
+            }
+        }
+        return try apply(try plan(try changeStamp()) { try allItems() })
+    }
+
+    /// One optimistic attempt on a standalone server: the result, or nil when another commit came
+    /// between the plan's reads and the transaction (nothing was written).
+    private func watchedAttempt(
+        _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation], _ state: inout State
+    ) throws -> BatchResult? {
+        let generation = tracking?.shared.withLock { $0.generation } ?? 0
+        do {
+            _ = try state.router.run([Data("WATCH".utf8), layout.revisionKey], key: layout.revisionKey, operation: "WATCH revision")
+            let stamp = ChangeStamp(try readRevision(&state), generation)
+            let batch = try plan(stamp) { try readAll(groups: accessGroups.all, &state) }
+            guard !batch.isEmpty else {
+                _ = try state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
+                return BatchResult()
+            }
+            try accessGroups.check(batch)
+            for case .save(let item) in batch { try StoreLimits.check(item, maximumDataSize: maximumDataSize) }
+            let (order, operations, complete) = try self.plan(batch, &state)
+            var result = BatchResult()
+            var commands: [[Data]] = []
+            var written: [(RedisLayout.Partition, Change, UInt64)] = []
+            for partition in order {
+                let current = try readPartition(partition, watching: true, &state)
+                guard let change = try simulate(operations[partition.key]!, on: current, counts: &result, &state) else { continue }
+                try listInGroup(change, partition: partition, &state)
+                let revision = max(current.revision &+ 1, UInt64(Date().timeIntervalSince1970 * 1e6))
+                commands += changeCommands(change, partition: partition, revision: revision, standalone: true)
+                written.append((partition, change, revision))
+            }
+            guard !written.isEmpty else {
+                _ = try state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
+                try declareComplete(complete, &state)
+                result.commit = try commitStamps([], generation: generation, &state)
+                return result
+            }
+            commands = [[Data("MULTI".utf8)]] + commands + [[Data("INCR".utf8), layout.revisionKey], [Data("EXEC".utf8)]]
+            let replies = try state.router.run(commands, key: layout.revisionKey, operation: "commit planned batch")
+            guard let store = try execResult(replies, storeRevision: true) else { return nil }
+            for (partition, change, revision) in written {
+                tracking?.recordCommit(partition)
+                if tracking != nil {
+                    let ordered = change.after.ordered
+                    remember(.init(revision: revision, items: ordered.map(\.item), orders: ordered.map(\.order)),
+                             key: partition.key, ifGeneration: nil)
+                }
+            }
+            result.commit = try commitStamps([store], generation: generation, &state)
+            try declareComplete(complete, &state)
+            return result
+        } catch {
+            if let redisError = error as? RedisError, redisError.isConnectionFailure {
+                state.router.dropAll()
+            } else {
+                _ = try? state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
+            }
+            throw error
+        }
+    }
+}
