@@ -140,7 +140,7 @@ let package = Package(
         // The soak test's worker and checker, started by scripts/soak.sh as many processes at once.
         .executableTarget(
             name: "soak-worker",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "TokenCache", "TokenCacheSchema", "TokenCacheInterchange"],
+            dependencies: ["CacheStore", "CacheStoreRedis", "CacheStoreSQLite", "TokenCache", "TokenCacheSchema", "TokenCacheInterchange"],
             path: "Tests/soak-worker"
         ),
 

@@ -23,6 +23,7 @@ let package = Package(
                 .product(name: "CacheStore", package: tokencache),
                 .product(name: "CacheStoreMemory", package: tokencache),
                 .product(name: "CacheStoreSQLite", package: tokencache),
+                .product(name: "CacheStoreRedis", package: tokencache),
                 .product(name: "TokenCache", package: tokencache),
                 .product(name: "TokenCacheSchema", package: tokencache),
                 .product(name: "TokenCacheInterchange", package: tokencache),

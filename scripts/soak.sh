@@ -7,6 +7,10 @@
 #
 #   bash scripts/soak.sh [SECONDS]        SOAK_WORKERS=6 SOAK_KILL_EVERY=3 (seconds) by default
 #
+# With SOAK_STORE set to a redis:// or redis+unix:// store spec, the workers share that Redis store
+# instead (under a fresh key prefix; TOKENCACHE_REDIS_KEY is generated when unset), e.g.
+#   bash scripts/redis-servers.sh run sh -c 'SOAK_STORE=$TOKENCACHE_TEST_REDIS bash scripts/soak.sh 45'
+#
 # Logs and the store are kept in a temporary folder, printed at the end (removed when all is well).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +25,14 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/tokencache-soak.XXXXXX")
 cp "$(swift build --show-bin-path)/soak-worker" "$dir/soak-worker"
 bin="$dir/soak-worker"
 store="$dir/store/cache.sqlite"
+if [ -n "${SOAK_STORE:-}" ]; then
+    case "$SOAK_STORE" in *\?*) separator='&' ;; *) separator='?' ;; esac
+    store="${SOAK_STORE}${separator}prefix=soak-$(basename "$dir" | tr -c 'A-Za-z0-9\n' '-')"
+    if [ -z "${TOKENCACHE_REDIS_KEY:-}" ]; then
+        TOKENCACHE_REDIS_KEY=$(python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')
+        export TOKENCACHE_REDIS_KEY
+    fi
+fi
 end=$(( $(date +%s) + seconds ))
 
 declare -A pids

@@ -1,7 +1,8 @@
 // The soak test's worker and checker (scripts/soak.sh starts them; see there).
 //
 //   soak-worker work STORE LOG WORKER SECONDS   random saves, lookups, removals and imports against
-//                                               the SQLite store at STORE for SECONDS, logging to LOG
+//                                               the store for SECONDS, logging to LOG; STORE is a
+//                                               SQLite path or a redis:// / redis+unix:// store spec
 //   soak-worker check STORE LOGDIR WORKERS      checks the store against every worker's log; prints
 //                                               the counts; exits 1 when something is wrong
 //
@@ -15,6 +16,7 @@
 // SIGKILL loses no acknowledged line. A version is unique (pid and counter) and is part of the
 // access token's secret, so the checker can tell which save the store holds. Secrets are never printed.
 import CacheStore
+import CacheStoreRedis
 import CacheStoreSQLite
 import Foundation
 import TokenCache
@@ -86,6 +88,15 @@ func msalJSON(_ worker: Int, _ account: Int, _ version: String) -> Data {
 
 // MARK: - work
 
+/// The store STORE names: a Redis store for a `redis://` or `redis+unix://` spec (its data key from
+/// the spec's key source, `TOKENCACHE_REDIS_KEY` by default), else the SQLite store at that path.
+func openStore(_ store: String) throws -> any ItemStore {
+    if store.hasPrefix("redis://") || store.hasPrefix("redis+unix://") {
+        return try RedisStore(configuration: try RedisConfiguration(parsing: store), accessGroups: try AccessGroups([group]))
+    }
+    return try SQLiteStore(path: store, accessGroups: try AccessGroups([group]))
+}
+
 func work(store path: String, log logPath: String, worker: Int, seconds: Double) -> Never {
     let log = open(logPath, O_WRONLY | O_APPEND | O_CREAT, 0o600)
     guard log >= 0 else { fail("cannot open \(logPath)") }
@@ -108,7 +119,7 @@ func work(store path: String, log logPath: String, worker: Int, seconds: Double)
     let cache: TokenCache
     let interchange: CacheInterchange
     do {
-        let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
+        let store = try openStore(path)
         cache = try TokenCache(store: store)
         interchange = try CacheInterchange(store: store)
     } catch let failure {
@@ -189,13 +200,16 @@ func check(store path: String, logs directory: String, workers: Int) -> Never {
     var problems: [String] = []
     var totals: [String: Int] = [:]
     var incarnations = 0, completed = 0, acknowledged = 0, pendingAtKill = 0
-    let store: SQLiteStore
+    let store: any ItemStore
     let cache: TokenCache
     do {
-        store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]))
+        store = try openStore(path)
         cache = try TokenCache(store: store)
-        let integrity = try store.integrityCheck()
-        if !integrity.isEmpty { problems.append("integrity check: \(integrity.joined(separator: "; "))") }
+        if let sqlite = store as? SQLiteStore {
+            let integrity = try sqlite.integrityCheck()
+            if !integrity.isEmpty { problems.append("integrity check: \(integrity.joined(separator: "; "))") }
+        }
+        if store.damagedItemCount() > 0 { problems.append("damaged items: \(store.damagedItemCount())") }
     } catch let failure {
         fail("cannot open the store: \(failure)")
     }

@@ -118,6 +118,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    registerRedisBenchmarks(dataset)
+
     // The Secret Service backend's cost for one item, served after its revision check: shown so the
     // price of each layer is visible. Needs a session bus with a keyring (CI starts one).
     if let store = try? SecretServiceStore(

@@ -1,0 +1,170 @@
+import Benchmark
+import CacheStore
+import CacheStoreMemory
+import CacheStoreRedis
+import Foundation
+import TokenCache
+import TokenCacheInterchange
+
+/// The Redis benchmarks, registered when `TOKENCACHE_BENCH_REDIS` gives a store spec (CI starts a
+/// server with scripts/redis-servers.sh). The dataset is copied into Redis once per hour under the
+/// prefix `tokencache-bench-HOUR` (payloads sealed with a fixed benchmark key), with each
+/// partition's usernames as lookup keys, and — for the baseline users pick today — one MSAL JSON
+/// blob per user under `tokencache-bench-HOUR:blob:HOME_ACCOUNT_ID`.
+func registerRedisBenchmarks(_ dataset: Dataset) {
+    guard let spec = ProcessInfo.processInfo.environment["TOKENCACHE_BENCH_REDIS"], !spec.isEmpty else { return }
+    let bench: RedisBench
+    do {
+        bench = try RedisBench(spec: spec, dataset: dataset)
+    } catch {
+        fatalError("cannot set up the Redis benchmarks on \(spec): \(error)")
+    }
+    let queries = dataset.exactQueries
+    let usernames = dataset.accounts.map { $0.username.lowercased() }
+    let one = Benchmark.Configuration(scalingFactor: .one)
+
+    // What the engine's partition mode does on a cold partition, at the store level: the username's
+    // partitions from the lookup-key index, then each partition read (one HGETALL, payloads opened).
+    // Tracking off, so no read is served from the store's own cache.
+    Benchmark("redis: cold partition lookup", configuration: one) { benchmark in
+        let store = try bench.open(tracking: false)
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            index = (index &+ 7) % usernames.count
+            for partition in try store.partitions(withLookupKey: usernames[index]) ?? [] {
+                blackHole(try store.readPartition(accessGroup: partition.accessGroup, account: partition.account))
+            }
+        }
+    }
+
+    Benchmark("redis: warm lookup") { benchmark in
+        let cache = try TokenCache(store: try bench.open())
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            index = (index &+ 7) % queries.count
+            blackHole(try cache.accessToken(queries[index]))
+        }
+    }
+
+    Benchmark("redis: save token response", configuration: one) { benchmark in
+        let cache = try TokenCache(store: try bench.open())
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            index = (index &+ 1) % dataset.saves.count
+            let (response, request) = dataset.saves[index]
+            blackHole(try cache.save(response, for: request))
+        }
+    }
+
+    // From the start of a save in one engine until another engine's store reports a new stamp (the
+    // invalidation pushed through CLIENT TRACKING), both on the same server.
+    Benchmark("redis: invalidation seen by another engine", configuration: one) { benchmark in
+        let writer = try TokenCache(store: try bench.open())
+        let reader = try TokenCache(store: try bench.open())
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            index = (index &+ 1) % dataset.saves.count
+            let (response, request) = dataset.saves[index]
+            let before = try reader.store.changeStamp()
+            benchmark.startMeasurement()
+            try writer.save(response, for: request)
+            while try reader.store.changeStamp() == before {}
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // The baseline: one MSAL JSON blob per user, fetched and parsed into an in-memory cache on every
+    // request (as a distributed token cache does before each silent request).
+    Benchmark("redis: blob per user lookup", configuration: one) { benchmark in
+        let client = try bench.client()
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            index = (index &+ 7) % queries.count
+            let cache = try bench.blobCache(client, home: queries[index].homeAccountId)
+            blackHole(try cache.accessToken(queries[index]))
+        }
+    }
+
+    // … and written back whole after every save (fetched, parsed, saved into, serialized, SET).
+    Benchmark("redis: blob per user save", configuration: one) { benchmark in
+        let client = try bench.client()
+        var index = 0
+        for _ in benchmark.scaledIterations {
+            index = (index &+ 1) % dataset.saves.count
+            let (response, request) = dataset.saves[index]
+            let home = "save-\(index)"
+            let cache = try bench.blobCache(client, home: home)
+            try cache.save(response, for: request)
+            try bench.storeBlob(client, home: home, cache: cache)
+        }
+    }
+}
+
+/// The benchmark's Redis store and blobs.
+struct RedisBench: Sendable {
+    static let key = "dG9rZW5jYWNoZSBiZW5jaG1hcmsga2V5LCBwdWJsaWM="  // "tokencache benchmark key, public"
+    let configuration: RedisConfiguration
+
+    init(spec: String, dataset: Dataset) throws {
+        var configuration = try RedisConfiguration(parsing: spec)
+        configuration.prefix = "tokencache-bench-\(Int(Date().timeIntervalSince1970 / 3600))"
+        configuration.keySource = .environment(name: "TOKENCACHE_BENCH_REDIS_KEY")
+        self.configuration = configuration
+        let client = try client()
+        let ready = "\(configuration.prefix):bench-ready"
+        if case .bulk(.some) = try client.command("GET", ready) { return }
+        try seed(dataset, client)
+        _ = try client.command("SET", ready, "1")
+    }
+
+    func open(tracking: Bool = true) throws -> RedisStore {
+        var configuration = configuration
+        configuration.tracking = tracking
+        return try RedisStore(configuration: configuration, accessGroups: try AccessGroups([Dataset.group]),
+                              environment: ["TOKENCACHE_BENCH_REDIS_KEY": Self.key])
+    }
+
+    func client() throws -> RESPClient { try RESPClient(configuration.endpoint) }
+
+    func blobKey(_ home: String) -> String { "\(configuration.prefix):blob:\(home)" }
+
+    /// The user's blob, fetched and parsed into a fresh in-memory cache.
+    func blobCache(_ client: RESPClient, home: String) throws -> TokenCache {
+        let store = MemoryStore(accessGroups: try AccessGroups([Dataset.group]))
+        if case .bulk(let blob?) = try client.command("GET", blobKey(home)) {
+            _ = try CacheInterchange(store: store).importData(blob, source: "the blob", format: .msalJSON)
+        }
+        return try TokenCache(store: store)
+    }
+
+    /// Serializes the whole in-memory cache and writes it back.
+    func storeBlob(_ client: RESPClient, home: String, cache: TokenCache) throws {
+        let blob = try CacheInterchange(store: cache.store).export(.msalJSON).data
+        _ = try client.command([Data("SET".utf8), Data(blobKey(home).utf8), blob])
+    }
+
+    /// Copies the dataset in: partitions with their usernames as lookup keys, and a blob per user.
+    private func seed(_ dataset: Dataset, _ client: RESPClient) throws {
+        let source = try dataset.openWarm().store.allItems()
+        let store = try open(tracking: false)
+        var byPartition: [PartitionID: [StoreItem]] = [:]
+        for item in source { byPartition[item.partition, default: []].append(item) }
+        let names = Dictionary(dataset.accounts.map { ($0.homeAccountId, $0.username.lowercased()) }, uniquingKeysWith: { first, _ in first })
+        var batch: [StoreOperation] = []
+        for (partition, items) in byPartition.sorted(by: { $0.key < $1.key }) {
+            batch += items.map(StoreOperation.save)
+            let keys = names.filter { partition.account.hasPrefix($0.key) }.map(\.value)
+            if !keys.isEmpty { batch.append(.setLookupKeys(partition, keys: keys)) }
+            if batch.count > 500 { try store.apply(batch); batch = [] }
+        }
+        try store.apply(batch + [.declareLookupKeysComplete(accessGroup: Dataset.group)])
+        let shared = source.filter { item in !names.keys.contains { item.account.hasPrefix($0) } && item.account.hasPrefix("appmetadata") }
+        for home in Set(names.keys) {
+            let mine = source.filter { $0.account.hasPrefix(home) } + shared
+            let memory = MemoryStore(accessGroups: try AccessGroups([Dataset.group]))
+            try memory.save(mine)
+            let blob = try CacheInterchange(store: memory).export(.msalJSON).data
+            _ = try client.command([Data("SET".utf8), Data(blobKey(home).utf8), blob])
+        }
+    }
+}
