@@ -21,6 +21,9 @@ func registerRedisBenchmarks(_ dataset: Dataset) {
     }
     let queries = dataset.exactQueries
     let usernames = dataset.accounts.map { $0.username.lowercased() }
+    if let worker = ProcessInfo.processInfo.environment["TOKENCACHE_BENCH_REDIS_WORKER"] {
+        runLoadWorker(bench, dataset, worker)
+    }
     let one = Benchmark.Configuration(scalingFactor: .one)
 
     // What the engine's partition mode does on a cold partition, at the store level: the username's
@@ -97,6 +100,45 @@ func registerRedisBenchmarks(_ dataset: Dataset) {
             try cache.save(response, for: request)
             try bench.storeBlob(client, home: home, cache: cache)
         }
+    }
+}
+
+/// A child process of scripts/redis-load.sh (`TOKENCACHE_BENCH_REDIS_WORKER=SECONDS,COLD_PERCENT`):
+/// lookups for SECONDS, COLD_PERCENT of them on a cold partition (the lookup-key index and a
+/// partition read on the server, as the engine's partition mode does on first use), the rest warm
+/// (the engine's in-memory index, revalidated through tracking). Prints `lookups N cold C seconds S`.
+func runLoadWorker(_ bench: RedisBench, _ dataset: Dataset, _ worker: String) -> Never {
+    let parts = worker.split(separator: ",").compactMap { Double($0) }
+    let seconds = parts.first ?? 5
+    let coldShare = (parts.count > 1 ? parts[1] : 10) / 100
+    do {
+        let cache = try TokenCache(store: try bench.open())
+        let cold = try bench.open(tracking: false)
+        let queries = dataset.exactQueries
+        let usernames = dataset.accounts.map { $0.username.lowercased() }
+        var generator = SystemRandomNumberGenerator()
+        var lookups = 0
+        var colds = 0
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            for _ in 0..<100 {
+                if Double.random(in: 0..<1, using: &generator) < coldShare {
+                    let username = usernames[Int.random(in: 0..<usernames.count, using: &generator)]
+                    for partition in try cold.partitions(withLookupKey: username) ?? [] {
+                        blackHole(try cold.readPartition(accessGroup: partition.accessGroup, account: partition.account))
+                    }
+                    colds += 1
+                } else {
+                    blackHole(try cache.accessToken(queries[Int.random(in: 0..<queries.count, using: &generator)]))
+                }
+                lookups += 1
+            }
+        }
+        print("lookups \(lookups) cold \(colds) seconds \(Date().timeIntervalSince(start))")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("redis load worker: \(error)\n".utf8))
+        exit(1)
     }
 }
 
