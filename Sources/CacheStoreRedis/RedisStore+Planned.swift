@@ -41,8 +41,19 @@ extension RedisStore {
     ) throws -> BatchResult? {
         let generation = tracking?.shared.withLock { $0.generation } ?? 0
         do {
-            _ = try state.router.run([Data("WATCH".utf8), layout.revisionKey], key: layout.revisionKey, operation: "WATCH revision")
-            let stamp = ChangeStamp(try readRevision(&state), generation)
+            // WATCH and GET in one round trip.
+            let watched = try state.router.run(
+                [[Data("WATCH".utf8), layout.revisionKey], [Data("GET".utf8), layout.revisionKey]], key: layout.revisionKey,
+                operation: "WATCH revision")
+            let revision: UInt64
+            switch watched[1] {
+            case .null: revision = 0
+            case .string(let data) where UInt64(String(decoding: data, as: UTF8.self)) != nil:
+                revision = UInt64(String(decoding: data, as: UTF8.self))!
+            default:
+                throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "GET revision", got: watched[1].typeName)
+            }
+            let stamp = ChangeStamp(revision, generation)
             let batch = try plan(stamp) { try readAll(groups: accessGroups.all, &state) }
             guard !batch.isEmpty else {
                 _ = try state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
@@ -54,8 +65,16 @@ extension RedisStore {
             var result = BatchResult()
             var commands: [[Data]] = []
             var written: [(RedisLayout.Partition, Change, UInt64)] = []
+            // Every partition read under WATCH, in one pipeline (one round trip: a single node).
+            var reads: [(key: Data, command: [Data])] = []
             for partition in order {
-                let current = try readPartition(partition, watching: true, &state)
+                tracking?.know(partition)
+                reads.append((partition.key, [Data("WATCH".utf8), partition.key]))
+                reads.append((partition.key, readCommand(partition.key)))
+            }
+            let read = try state.router.runEach(reads, operation: "read partitions")
+            for (index, partition) in order.enumerated() {
+                let current = try snapshot(read[2 * index + 1], group: partition.group, account: partition.account, key: partition.key)
                 guard let change = try simulate(operations[partition.key]!, on: current, counts: &result, &state) else { continue }
                 try listInGroup(change, partition: partition, &state)
                 let revision = max(current.revision &+ 1, UInt64(Date().timeIntervalSince1970 * 1e6))
