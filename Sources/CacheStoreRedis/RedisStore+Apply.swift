@@ -81,7 +81,7 @@ extension RedisStore {
                         result.added += counts.added; result.replaced += counts.replaced; result.deleted += counts.deleted
                         committed += 1
                         storeRevisions.append(revision.store)
-                        tracking?.recordCommit(partition)
+                        if change.itemsChanged { tracking?.recordCommit(partition) } else { tracking?.know(partition) }
                         if tracking != nil {
                             let ordered = change.after.ordered
                             remember(.init(revision: revision.partition, items: ordered.map(\.item), orders: ordered.map(\.order)),
@@ -138,6 +138,16 @@ extension RedisStore {
         var deletes: [Data] = []
         var before: Snapshot
         var after: Snapshot
+
+        /// Whether items change (not only lookup keys): only then the partition's revision moves and
+        /// the commit counts as a partition change.
+        var itemsChanged: Bool { !sets.isEmpty || !deletes.isEmpty }
+
+        /// The revision the partition gets: above both the previous one and the clock in µs, so a
+        /// partition deleted and made again never repeats one; unchanged for a keys-only change.
+        func revision(expected: UInt64) -> UInt64 {
+            itemsChanged ? max(expected &+ 1, UInt64(Date().timeIntervalSince1970 * 1e6)) : expected
+        }
     }
 
     /// Applies the operations to a copy of the snapshot; nil when nothing changes.
@@ -236,8 +246,7 @@ extension RedisStore {
     ) throws -> (partition: UInt64, store: UInt64)? {
         try listInGroup(change, partition: partition, &state)
         let standalone = state.router.isCluster == false
-        let clock = UInt64(Date().timeIntervalSince1970 * 1e6)
-        let revision = max(expected &+ 1, clock)
+        let revision = change.revision(expected: expected)
         let edits = standalone ? (add: [], remove: []) : lookupEdits(change, partition: partition)
         if !edits.add.isEmpty {
             // Cluster: indexed before the commit, so the index never misses a committed key.

@@ -33,6 +33,8 @@ extension RedisStore {
                     // A hash gone meanwhile was never read by this store in this epoch: no copy to drop.
                     let partition = layout.partition(group: String(decoding: group, as: UTF8.self), account: String(decoding: account, as: UTF8.self))
                     guard partition.key == key, accessGroups.contains(partition.group) else { continue }
+                    // Known from now on: the caller may read it, and its deletion must be named too.
+                    tracking.know(partition)
                     partitions.append(PartitionID(accessGroup: partition.group, account: partition.account))
                 }
             }
@@ -67,7 +69,7 @@ extension RedisStore {
                     }
                     let change = Change(deletes: Array(current.damaged.keys), before: current, after: current)
                     let standalone = state.router.isCluster == false
-                    let revision = max(current.revision &+ 1, UInt64(Date().timeIntervalSince1970 * 1e6))
+                    let revision = change.revision(expected: current.revision)
                     var commands: [[Data]] = [[Data("MULTI".utf8)]]
                     commands += changeCommands(change, partition: partition, revision: revision, standalone: standalone)
                     commands.append([Data("INCR".utf8), layout.revisionKey])

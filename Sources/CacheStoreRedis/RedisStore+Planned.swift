@@ -77,7 +77,7 @@ extension RedisStore {
                 let current = try snapshot(read[2 * index + 1], group: partition.group, account: partition.account, key: partition.key)
                 guard let change = try simulate(operations[partition.key]!, on: current, counts: &result, &state) else { continue }
                 try listInGroup(change, partition: partition, &state)
-                let revision = max(current.revision &+ 1, UInt64(Date().timeIntervalSince1970 * 1e6))
+                let revision = change.revision(expected: current.revision)
                 commands += changeCommands(change, partition: partition, revision: revision, standalone: true)
                 written.append((partition, change, revision))
             }
@@ -91,7 +91,7 @@ extension RedisStore {
             let replies = try state.router.run(commands, key: layout.revisionKey, operation: "commit planned batch")
             guard let store = try execResult(replies, storeRevision: true) else { return nil }
             for (partition, change, revision) in written {
-                tracking?.recordCommit(partition)
+                if change.itemsChanged { tracking?.recordCommit(partition) }
                 if tracking != nil {
                     let ordered = change.after.ordered
                     remember(.init(revision: revision, items: ordered.map(\.item), orders: ordered.map(\.order)),

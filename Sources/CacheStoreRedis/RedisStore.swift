@@ -69,7 +69,28 @@ public final class RedisStore: ItemStore {
         self.state = StateLock(State(router: router))
         try state.withLock { state throws(RedisError) in
             for endpoint in try state.router.masters() { _ = try state.router.connection(endpoint) }
+            try markNewGroupsComplete(&state)
         }
+    }
+
+    /// A group that has never held an item (no group index) has a complete, empty lookup-key index:
+    /// every writer of this version sets keys with its items. Marked at open, so a new store answers
+    /// ``partitions(withLookupKey:)`` from the start; a group written before the index existed stays
+    /// unmarked until a writer declares it (``StoreOperation/declareLookupKeysComplete(accessGroup:)``).
+    private func markNewGroupsComplete(_ state: inout State) throws(RedisError) {
+        let groups = accessGroups.all
+        var requests: [(key: Data, command: [Data])] = []
+        for group in groups {
+            requests.append((layout.groupIndexKey(group), [Data("EXISTS".utf8), layout.groupIndexKey(group)]))
+            requests.append((layout.lookupCompleteKey(group), [Data("EXISTS".utf8), layout.lookupCompleteKey(group)]))
+        }
+        let replies = try state.router.runEach(requests, operation: "EXISTS group index")
+        var marks: [(key: Data, command: [Data])] = []
+        for (index, group) in groups.enumerated() where replies[2 * index] == .integer(0) && replies[2 * index + 1] == .integer(0) {
+            let key = layout.lookupCompleteKey(group)
+            marks.append((key, [Data("SET".utf8), key, Data("1".utf8), Data("NX".utf8)]))
+        }
+        if !marks.isEmpty { _ = try state.router.runEach(marks, operation: "SET lookup-keys complete") }
     }
 
     // MARK: - ItemStore

@@ -23,9 +23,15 @@ struct RedisPartitionTests {
         let bucket = layout.lookupBucketKey(group: "group.a", lookupKey: "alice@contoso.com")
         #expect(try Self.raw(store, [Data("HGET".utf8), bucket, Data("alice@contoso.com".utf8)], key: bucket)
             == .string(Data(#"["alice-env"]"#.utf8)))
-        // Another process sees the index as soon as the group is declared complete.
+        // A new store's index is complete; another process sees it at once.
         let other = try SharedRedis.open(configuration)
+        #expect(try other.partitions(withLookupKey: "alice@contoso.com") == [partition])
+        // A group written before the index existed (no completeness flag, items present) is not
+        // answered, also after a reopen, until a writer declares it complete.
+        let complete = layout.lookupCompleteKey("group.a")
+        _ = try Self.raw(store, [Data("DEL".utf8), complete], key: complete)
         #expect(try other.partitions(withLookupKey: "alice@contoso.com") == nil)
+        #expect(try SharedRedis.open(configuration).partitions(withLookupKey: "alice@contoso.com") == nil)
         _ = try store.apply([.declareLookupKeysComplete(accessGroup: "group.a")])
         #expect(try other.partitions(withLookupKey: "alice@contoso.com") == [partition])
         #expect(store.keepsLookupKeys)

@@ -3,34 +3,15 @@ import CacheStoreRedis
 import Foundation
 import Testing
 
-/// The partition-loading part of the store contract, on every backend that keeps it: the lookup-key
-/// index (when ``ItemStore/keepsLookupKeys``) and ``ItemStore/partitionChanges(since:)`` (when it
-/// answers).
-@Suite("Lookup keys and partition changes")
-struct LookupKeyAndChangeConformanceTests {
+/// Additions to PartitionConformanceTests: keys that outlive their partition's items while the
+/// partition is emptied and written again, and planned writes on Redis.
+@Suite("Lookup keys and planned writes")
+struct LookupKeyRedisPlannedTests {
     static func item(_ account: String, _ service: String = "svc", group: String = "group.a") -> StoreItem {
         StoreItem(accessGroup: group, account: account, service: service, generic: nil, type: 2001, data: Data("x".utf8))
     }
 
     static func id(_ account: String, group: String = "group.a") -> PartitionID { PartitionID(accessGroup: group, account: account) }
-
-    @Test(arguments: Backend.allCases)
-    func lookupKeysAreAnsweredOnceEveryOpenGroupIsComplete(backend: Backend) throws {
-        let store = try backend.makeStore()
-        guard store.keepsLookupKeys else { return }
-        try store.apply([
-            .save(Self.item("u1-env")), .setLookupKeys(Self.id("u1-env"), keys: ["alice", "al"]),
-            .save(Self.item("u2-env")), .setLookupKeys(Self.id("u2-env"), keys: ["alice"]),
-        ])
-        #expect(try store.partitions(withLookupKey: "alice") == nil)
-        try store.apply([.declareLookupKeysComplete(accessGroup: "group.a")])
-        // group.b is open too and not declared: the index cannot vouch for it yet.
-        #expect(try store.partitions(withLookupKey: "alice") == nil)
-        try store.apply([.declareLookupKeysComplete(accessGroup: "group.b")])
-        #expect(try store.partitions(withLookupKey: "alice") == [Self.id("u1-env"), Self.id("u2-env")])
-        #expect(try store.partitions(withLookupKey: "al") == [Self.id("u1-env")])
-        #expect(try store.partitions(withLookupKey: "nobody") == [])
-    }
 
     @Test(arguments: Backend.allCases)
     func setLookupKeysReplacesAPartitionsKeysAndTheyOutliveItsItems(backend: Backend) throws {
@@ -55,22 +36,6 @@ struct LookupKeyAndChangeConformanceTests {
         // Saving into the partition again leaves it findable by a full read, with no keys.
         try store.save(Self.item("u1-env", "svc2"))
         #expect(try store.allItems().map(\.service).sorted() == ["svc", "svc2"])
-    }
-
-    @Test(arguments: Backend.allCases)
-    func partitionChangesNameEveryPartitionCommittedTo(backend: Backend) throws {
-        let store = try backend.makeStore()
-        guard let start = try store.partitionChanges(since: nil) else { return }
-        #expect(start.partitions.isEmpty)
-        try store.save([Self.item("u1-env"), Self.item("u2-env", group: "group.b")])
-        try store.save(Self.item("u1-env", "svc2"))
-        let first = try #require(try store.partitionChanges(since: start.revision))
-        #expect(Set(first.partitions) == [Self.id("u1-env"), Self.id("u2-env", group: "group.b")])
-        #expect(try store.partitionChanges(since: first.revision)?.partitions == [])
-        try store.delete(matching: ItemQuery(accessGroup: "group.b", account: "u2-env"))
-        #expect(try store.partitionChanges(since: first.revision)?.partitions == [Self.id("u2-env", group: "group.b")])
-        // A revision the store never issued is not answered.
-        #expect(try store.partitionChanges(since: ChangeStamp(first.revision.first, first.revision.second &+ 1)) == nil)
     }
 
     /// Read-modify-writes through applyPlanned from several threads and two handles of one Redis
