@@ -67,6 +67,16 @@ final class SQLiteStatement {
         return string.withUTF8 { bytes in bytes.count == count && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0) }
     }
 
+    /// Whether the column's bytes are exactly `data`'s (SQL NULL equals only `nil`).
+    func dataEquals(_ column: Int32, _ data: Data?) -> Bool {
+        guard let data else { return isNull(column) }
+        if isNull(column) { return false }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard data.count == count else { return false }
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return true }
+        return data.withUnsafeBytes { memcmp($0.baseAddress!, bytes, count) == 0 }
+    }
+
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

@@ -108,13 +108,13 @@ extension SQLiteStore {
                 + "WHERE access_group IN (\(groupPlaceholders)) ORDER BY rowid")
         defer { statement.reset() }
         for (offset, group) in accessGroups.all.enumerated() { _ = statement.bind(group, at: Int32(offset + 1)) }
-        var groups: [String] = []
+        var shared = SharedAttributes()
         var damaged: [(rowid: Int64, item: DamagedItem)] = []
         while true {
             let code = statement.step()
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw connection.error(code, "find damaged items") }
-            let item = Self.item(from: statement, groups: &groups)
+            let item = Self.item(from: statement, shared: &shared)
             if case .damaged(let reason) = try payload(of: item, envelope: statement.int64(8), sealedGroups: sealed) {
                 damaged.append((statement.int64(9), DamagedItem(identity: item.identity, reason: reason)))
             }

@@ -64,13 +64,13 @@ extension SQLiteStore {
         let statement = try connection.statement(sql)
         defer { statement.reset() }
         bind(statement)
-        var groups: [String] = []
+        var shared = SharedAttributes()
         var damaged = 0
         while true {
             let code = statement.step()
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw connection.error(code, "query items") }
-            var item = Self.item(from: statement, groups: &groups)
+            var item = Self.item(from: statement, shared: &shared)
             switch try payload(of: item, envelope: statement.int64(8), sealedGroups: sealed) {
             case .sound(let data):
                 item.data = data
@@ -86,22 +86,50 @@ extension SQLiteStore {
         type.map(Int64.init) ?? StoreSchema.absentType
     }
 
-    /// The item in `row`. `groups` holds the access groups met so far in this read: rows share them,
-    /// so each is made once instead of once per row.
-    static func item(from row: SQLiteStatement, groups: inout [String]) -> StoreItem {
+    /// Attribute values met so far in one read, which rows share: each is made once and retained
+    /// by the rows that repeat it, instead of copied out of SQLite for every row. Rows come in the
+    /// order they were written, so an account's items are usually together (one account string for
+    /// all of them) and a few credential ids recur as generics.
+    struct SharedAttributes {
+        var groups: [String] = []
+        var account: String?
+        /// The most recently met generics, newest last; a handful at most.
+        var generics: [Data] = []
+        static let genericLimit = 8
+    }
+
+    /// The item in `row`, sharing attribute values with the rows before it.
+    static func item(from row: SQLiteStatement, shared: inout SharedAttributes) -> StoreItem {
         let type = row.int64(3)
         let group: String
-        if let known = groups.first(where: { row.textEquals(0, $0) }) {
+        if let known = shared.groups.first(where: { row.textEquals(0, $0) }) {
             group = known
         } else {
             group = row.string(0)
-            groups.append(group)
+            shared.groups.append(group)
+        }
+        let account: String
+        if let previous = shared.account, row.textEquals(1, previous) {
+            account = previous
+        } else {
+            account = row.string(1)
+            shared.account = account
+        }
+        let generic: Data?
+        if let known = shared.generics.last(where: { row.dataEquals(4, $0) }) {
+            generic = known
+        } else {
+            generic = row.data(4)
+            if let generic {
+                if shared.generics.count == SharedAttributes.genericLimit { shared.generics.removeFirst() }
+                shared.generics.append(generic)
+            }
         }
         return StoreItem(
             accessGroup: group,
-            account: row.string(1),
+            account: account,
             service: row.string(2),
-            generic: row.data(4),
+            generic: generic,
             type: type == StoreSchema.absentType ? nil : UInt32(truncatingIfNeeded: type),
             data: row.data(5) ?? Data(),
             created: Date(timeIntervalSince1970: row.double(6)),

@@ -15,14 +15,17 @@ struct CacheIndex: Sendable {
     }
 
     /// What one stored item contributed, so it can be taken out again.
-    private enum Entry: Sendable {
+    ///
+    /// One reference wide: the rare large payloads are boxed (`indirect`), so that every slot of the
+    /// identity map and of a decoded chunk is small.
+    enum Entry: Sendable {
         case credential(IndexedCredential)
         case account(IndexedAccount)
         case appMetadata(IndexedAppMetadata)
-        case accountMetadata(AccountMetadata)
+        indirect case accountMetadata(AccountMetadata)
         case legacyToken(IndexedLegacyToken)
         case tombstone
-        case unreadable(SchemaError)
+        indirect case unreadable(SchemaError)
         case other
     }
 
@@ -66,8 +69,8 @@ struct CacheIndex: Sendable {
     }
 
     /// Every indexed item's attributes, position and contribution, by identity.
-    private var entries: [IdentityKey: (item: StoreItem, sequence: Int, entry: Entry)] = [:]
-    private var nextSequence = 0
+    var entries: [IdentityKey: (item: StoreItem, sequence: Int, entry: Entry)] = [:]
+    var nextSequence = 0
 
     /// How many items the index holds.
     var itemCount: Int { entries.count }
@@ -97,69 +100,6 @@ struct CacheIndex: Sendable {
             }
         }
         return results
-    }
-
-    /// Reads `store` and indexes its items: three stages that overlap, so opening a cache costs
-    /// little more than the longest of them. The calling thread reads the store (serially: one
-    /// consistent read) and hands over chunks of items; other cores decode each chunk (JSON, keyed
-    /// archives); one serial builder adds the decoded chunks to the index in the store's order.
-    static func read(from store: any ItemStore) throws -> CacheIndex {
-        let chunkSize = 256
-        let decoding = DispatchGroup()
-        let builder = Builder()
-        var chunks = 0
-        var count = 0
-        try store.readAllItems(chunkSize: chunkSize) { chunk in
-            // Numbered as received: a store may hand over chunks shorter than asked for.
-            let number = chunks
-            let base = count
-            chunks += 1
-            count += chunk.count
-            DispatchQueue.global().async(group: decoding) {
-                var keys: [IdentityKey] = []
-                keys.reserveCapacity(chunk.count)
-                let entries = chunk.enumerated().map { position, item in
-                    let identity = item.identity
-                    keys.append(IdentityKey(identity))
-                    return entry(for: item, identity: identity, sequence: base + position)
-                }
-                builder.deliver(number, items: chunk, keys: keys, entries: entries)
-            }
-        }
-        decoding.wait()
-        return builder.finish()
-    }
-
-    /// The last stage of ``read(from:)``: receives decoded chunks in any order and adds them to an
-    /// index in chunk order, on its own serial queue.
-    private final class Builder: @unchecked Sendable {
-        // `index`, `ready` and `next` are only touched on `queue` (and by `finish` after `sync`).
-        private let queue = DispatchQueue(label: "tokencache.index-builder")
-        private var index = CacheIndex(items: [])
-        private var ready: [Int: (items: [StoreItem], keys: [IdentityKey], entries: [Entry])] = [:]
-        private var next = 0
-
-        func deliver(_ number: Int, items: [StoreItem], keys: [IdentityKey], entries: [Entry]) {
-            queue.async {
-                self.ready[number] = (items, keys, entries)
-                while let chunk = self.ready.removeValue(forKey: self.next) {
-                    for position in chunk.items.indices {
-                        // A store holds each identity once, so no entry is replaced, and the
-                        // (fresh) memo is kept.
-                        self.index.add(
-                            chunk.items[position], key: chunk.keys[position], sequence: self.index.nextSequence,
-                            entry: chunk.entries[position])
-                        self.index.nextSequence += 1
-                    }
-                    self.next += 1
-                }
-            }
-        }
-
-        /// The index, once every chunk was delivered.
-        func finish() -> CacheIndex {
-            queue.sync { index }
-        }
     }
 
     /// The home accounts with a record of this normalized username, each once, in record order;
@@ -236,7 +176,7 @@ struct CacheIndex: Sendable {
     }
 
     /// Records `entry` for `item` at `sequence` and places it in the lookup maps.
-    private mutating func add(_ item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry) {
+    mutating func add(_ item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry) {
         let identity = key.identity
         // The payload is not kept: entries hold attributes for query matching only.
         var attributes = item
@@ -247,6 +187,12 @@ struct CacheIndex: Sendable {
             remove(identity)
             entries[key] = (attributes, sequence, entry)
         }
+        place(entry) { identity }
+    }
+
+    /// Places what an item contributes in the lookup maps (`identity` is only asked for by the kinds
+    /// filed by identity).
+    mutating func place(_ entry: Entry, identity: () -> ItemIdentity) {
         func place<Key: Hashable, Value: Sequenced>(_ value: Value, in map: inout [Key: [Value]], at key: Key) {
             // One hash of the key: the list is changed in place.
             insert(value, into: &map[key, default: []])
@@ -277,13 +223,13 @@ struct CacheIndex: Sendable {
         case .appMetadata(let metadata):
             place(metadata, in: &appMetadata, at: metadata.clientId)
         case .accountMetadata(let metadata):
-            accountMetadata[metadata.clientId] = (metadata, identity)
+            accountMetadata[metadata.clientId] = (metadata, identity())
         case .legacyToken(let token):
             place(token, in: &legacyTokensByUser, at: token.userId)
         case .tombstone:
-            tombstones.insert(identity)
+            tombstones.insert(identity())
         case .unreadable(let error):
-            unreadable[identity] = error
+            unreadable[identity()] = error
         case .other:
             break
         }
@@ -322,7 +268,7 @@ struct CacheIndex: Sendable {
         }
     }
 
-    private static func entry(for item: StoreItem, identity: ItemIdentity, sequence: Int) -> Entry {
+    static func entry(for item: StoreItem, identity: ItemIdentity, sequence: Int) -> Entry {
         if let type = item.type, CredentialType(typeCode: type) != nil {
             // Credentials are most of a cache and are read partially here: the full read waits for
             // a lookup that returns one (CredentialBox).

@@ -250,17 +250,20 @@ public struct Credential: SchemaItem {
         }
     }
 
-    /// Reads a stored credential item for an index: every check ``init(storeItem:)`` makes is made
-    /// (the same grammar, the same field types), so the two accept and reject exactly the same
-    /// items, but only the fields an index compares are built. ``secret`` reads as `""` unless it
-    /// is at most 15 bytes long (a tombstone's `<tombstone>` is kept), and so do `client_info`,
-    /// `enrollment_id`, `redirect_uri`, `spe_info`, `user_assertion_hash` and unknown members'
-    /// long strings; unknown objects and arrays read empty.
-    ///
-    /// The result is for matching only; read the item with ``init(storeItem:)`` for its content.
+    /// Reads a stored credential item for an index: it accepts and rejects exactly the items
+    /// ``init(storeItem:)`` does, with the same values in the fields an index compares, and builds
+    /// only those. The payloads every writer stores (one flat object of plain strings) are read in
+    /// one pass without a JSON tree (``IndexingScanner``); others by the full grammar with the
+    /// fields it does not compare read as placeholders (``secret`` as `""` unless at most 15 bytes
+    /// long, so a tombstone is recognized). Other fields may be absent: the result is for matching
+    /// only; read the item with ``init(storeItem:)`` for its content.
     @_spi(Indexing) public init(indexing item: StoreItem) throws(SchemaError) {
         guard let kind = item.type.flatMap(CredentialType.init(typeCode:)) else {
             throw .wrongItemType(expected: Self.storedKind, item: ItemReference(item))
+        }
+        if let scanned = IndexingScanner.credential(item.data, typeHint: kind) {
+            self = scanned
+            return
         }
         do {
             try self.init(jsonObject: PayloadFields.object(from: item.data, building: Self.indexedFields), typeHint: kind)

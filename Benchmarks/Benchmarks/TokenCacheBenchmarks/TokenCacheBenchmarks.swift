@@ -106,6 +106,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // "open store and first lookup, 10,000 accounts": see LargeDataset.
+    registerLargeOpenBenchmark(short: short)
+
     Benchmark("open store and first lookup", configuration: .init(scalingFactor: .one, maxIterations: short ? 5 : 50)) { benchmark in
         let query = dataset.exactQueries[dataset.exactQueries.count / 2]
         for _ in benchmark.scaledIterations {
