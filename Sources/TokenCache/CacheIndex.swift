@@ -71,6 +71,9 @@ struct CacheIndex: Sendable {
     /// Every indexed item's attributes, position and contribution, by identity.
     var entries: [IdentityKey: (item: StoreItem, sequence: Int, entry: Entry)] = [:]
     var nextSequence = 0
+    /// The identities of each partition, built on the first partition replacement (see
+    /// `CacheIndex+Partitions.swift`) and kept by `add` and `remove` from then on.
+    var partitionMembers: PartitionMembers?
 
     /// How many items the index holds.
     var itemCount: Int { entries.count }
@@ -117,7 +120,7 @@ struct CacheIndex: Sendable {
     }
 
     /// Remembered account listings; replaced by every change to the index.
-    private(set) var memo = AccountMemo()
+    var memo = AccountMemo()
 
     /// Home account ids in the store's order of their first account record.
     var homeAccountOrder: [String] {
@@ -187,6 +190,7 @@ struct CacheIndex: Sendable {
             remove(identity)
             entries[key] = (attributes, sequence, entry)
         }
+        partitionMembers?.insert(key, of: item)
         place(entry) { identity }
     }
 
@@ -237,7 +241,8 @@ struct CacheIndex: Sendable {
 
     /// Takes out whatever `identity` contributed.
     mutating func remove(_ identity: ItemIdentity) {
-        guard let (_, _, entry) = entries.removeValue(forKey: IdentityKey(identity)) else { return }
+        guard let (item, _, entry) = entries.removeValue(forKey: IdentityKey(identity)) else { return }
+        partitionMembers?.remove(IdentityKey(identity), of: item)
         memo = AccountMemo()
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
             guard var list = map[key] else { return }

@@ -62,12 +62,15 @@ public final class TokenCache: Sendable {
     /// The access group new items are written to.
     public let writeAccessGroup: String
 
-    private struct State {
+    struct State {
         var stamp: ChangeStamp?
         var index = CacheIndex(items: [])
+        /// The store's partition revision the index has caught up to (every commit before it is in
+        /// the index); `nil` when the store cannot tell which partitions changed.
+        var revision: ChangeStamp?
     }
 
-    private let state = StateLock(State())
+    let state = StateLock(State())
 
     /// Creates an engine over `store`.
     ///
@@ -100,12 +103,21 @@ public final class TokenCache: Sendable {
         if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
             return index
         }
-        // Stamped with the stamp taken *before* the read: a commit racing with the read changes the
-        // stamp again, and the next call re-reads.
-        let index = try CacheIndex.read(from: store)
-        state.withLock { state in
-            state.stamp = stamp
-            state.index = index
+        let index: CacheIndex
+        if let caughtUp = try catchUp(to: stamp) {
+            index = caughtUp
+        } else {
+            // Stamped with the stamp taken *before* the read: a commit racing with the read changes
+            // the stamp again, and the next call re-reads. The revision to catch up from later is
+            // taken before the read too.
+            let revision = try store.partitionChanges(since: nil)?.revision
+            index = try CacheIndex.read(from: store)
+            state.withLock { state in
+                state.stamp = stamp
+                state.index = index
+                state.revision = revision
+            }
+            backfillLookupKeysIfNeeded()
         }
         if !index.tombstones.isEmpty {
             // MSAL deletes tombstoned credentials when it meets them; so do we. A failure here only
@@ -116,9 +128,12 @@ public final class TokenCache: Sendable {
     }
 
     /// Applies `batch` to the store and, when nothing else was committed since the index was built,
-    /// to the index too, so the engine's own writes never force a re-read.
+    /// to the index too, so the engine's own writes never force a re-read. A batch that changes
+    /// account records goes through ``commitPlanned(keepingLookupKeys:_:)`` when the store keeps
+    /// lookup keys, so the keys it carries are planned on the store's current content.
     @discardableResult
     func commit(_ batch: [StoreOperation]) throws -> BatchResult {
+        if needsLookupKeys(batch) { return try commitPlannedBatch(keepingLookupKeys: true) { _ in (batch, ()) }.batch }
         let result = try store.apply(batch)
         record(result, of: batch)
         return result
@@ -128,15 +143,34 @@ public final class TokenCache: Sendable {
     /// store's ``ItemStore/applyPlanned(_:)``: under its write lock). Writes that read-modify-write
     /// shared items (an app's account metadata, holding every account's sign-in state) go through
     /// here, so two writers — threads of this process or other processes — never undo each other's
-    /// changes.
-    func commitPlanned<Result>(_ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)) throws -> Result {
+    /// changes. When the store keeps lookup keys, the batch carries those of every partition whose
+    /// account records it changes.
+    func commitPlanned<Result>(
+        keepingLookupKeys: Bool = true, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
+    ) throws -> Result {
+        try commitPlannedBatch(keepingLookupKeys: keepingLookupKeys, plan).result
+    }
+
+    private func commitPlannedBatch<Result>(
+        keepingLookupKeys: Bool, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
+    ) throws -> (batch: BatchResult, result: Result) {
         var output: Result?
         var batch: [StoreOperation] = []
+        // Catch up first, outside the store's write lock, so that the plan below rarely has to read
+        // the whole store after another writer's commit.
+        _ = try currentIndex()
+        let keys = keepingLookupKeys && store.keepsLookupKeys
         let result = try store.applyPlanned { stamp, allItems in
             // The index is only a local here, gone before `record` patches the engine's copy in place.
             var index: CacheIndex
             var tombstones: [StoreOperation] = []
-            if let cached = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
+            let cached = state.withLock { state -> CacheIndex? in
+                guard state.stamp == stamp else { return nil }
+                // Built in place, once: the lookup keys are planned from it.
+                if keys { state.index.ensurePartitionMembers() }
+                return state.index
+            }
+            if let cached {
                 index = cached
             } else {
                 index = CacheIndex(items: try allItems())
@@ -144,6 +178,7 @@ public final class TokenCache: Sendable {
                 tombstones = index.tombstones.map { .delete($0.query) }
                 let fresh = index
                 state.withLock { state in
+                    // The revision stays: every commit before it is in this newer read too.
                     state.stamp = stamp
                     state.index = fresh
                 }
@@ -151,10 +186,11 @@ public final class TokenCache: Sendable {
             let planned = try plan(index)
             output = planned.result
             batch = tombstones + planned.operations
+            if keys && needsLookupKeys(batch) { batch = index.withLookupKeys(batch) }
             return batch
         }
         record(result, of: batch)
-        return output!
+        return (result, output!)
     }
 
     private func record(_ result: BatchResult, of batch: [StoreOperation]) {

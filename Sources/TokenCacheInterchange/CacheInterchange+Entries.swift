@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheSchema
 
 extension CacheInterchange {
     /// Removes the items the entries of an MSAL JSON document stand for, in every access group of
@@ -9,7 +10,7 @@ extension CacheInterchange {
     public func removeEntries(_ document: Data, source: String) throws -> Int {
         let operations = try removalOperations(document, source: source)
         guard !operations.isEmpty else { return 0 }
-        return try store.apply(operations).deleted
+        return try store.applyKeepingLookupKeys(operations).deleted
     }
 
     /// The deletes that remove the items the entries of an MSAL JSON document stand for, in every

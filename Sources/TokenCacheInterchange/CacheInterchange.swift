@@ -56,7 +56,7 @@ public struct CacheInterchange: Sendable {
     ) throws -> ImportReport {
         let decoded = try ImportDecoder.decode(data, source: source, format: format, accessGroup: accessGroup, progress: progress)
         beforeWrite?(decoded.items.count)
-        let result = decoded.items.isEmpty ? BatchResult() : try store.apply(decoded.items.map(StoreOperation.save))
+        let result = decoded.items.isEmpty ? BatchResult() : try store.applyKeepingLookupKeys(decoded.items.map(StoreOperation.save))
         return ImportReport(
             format: decoded.format, entries: decoded.entries, imported: decoded.items.count,
             added: result.added, replaced: result.replaced, skipped: decoded.skipped, adjusted: decoded.adjusted)

@@ -113,7 +113,8 @@ public struct MSALBlobStore: Sendable {
             conflicts = []
             saved = 0
             removed = 0
-            let (currentParts, _) = Self.partitionItems(try allItems(), partition)
+            let everything = try allItems()
+            let (currentParts, _) = Self.partitionItems(everything, partition)
             var current: [UInt64: Part] = [:]
             for part in currentParts { current[MSALBlobVersion.identityHash(part.item.identity)] = part }
             var batch: [StoreOperation] = []
@@ -137,7 +138,7 @@ public struct MSALBlobStore: Sendable {
                 }
             }
             if failOnConflict && !conflicts.isEmpty { return [] }
-            return batch
+            return LookupKey.appendingKeys(to: batch, over: everything, in: store)
         }
         if failOnConflict && !conflicts.isEmpty { throw MSALBlobConflictError(conflicts: conflicts) }
         return MSALBlobStoreReport(

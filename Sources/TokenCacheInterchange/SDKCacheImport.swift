@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheSchema
 
 /// What importing SDK caches did.
 public struct SDKImportReport: Sendable {
@@ -79,7 +80,7 @@ extension CacheInterchange {
             report.skipped += decoded.skipped.map { ImportIssue(path: "\(location.selection) \($0.path)", reason: $0.reason) }
             report.adjusted += decoded.adjusted.map { ImportIssue(path: "\(location.selection) \($0.path)", reason: $0.reason) }
         }
-        let result = collector.items.isEmpty ? BatchResult() : try store.apply(collector.items.map(StoreOperation.save))
+        let result = collector.items.isEmpty ? BatchResult() : try store.applyKeepingLookupKeys(collector.items.map(StoreOperation.save))
         report.imported = collector.items.count
         report.added = result.added
         report.replaced = result.replaced

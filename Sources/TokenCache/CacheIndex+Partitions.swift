@@ -1,0 +1,76 @@
+import CacheStore
+import Foundation
+
+/// The identities each partition holds in an index: what replacing a partition takes out.
+struct PartitionMembers: Sendable {
+    private(set) var members: [PartitionID: Set<CacheIndex.IdentityKey>] = [:]
+
+    mutating func insert(_ key: CacheIndex.IdentityKey, of item: StoreItem) {
+        members[item.partition, default: []].insert(key)
+    }
+
+    mutating func remove(_ key: CacheIndex.IdentityKey, of item: StoreItem) {
+        let partition = item.partition
+        guard var set = members[partition] else { return }
+        set.remove(key)
+        members[partition] = set.isEmpty ? nil : set
+    }
+}
+
+extension CacheIndex {
+    /// How many items the index holds in `partition`.
+    mutating func itemCount(in partition: PartitionID) -> Int {
+        ensurePartitionMembers()
+        return partitionMembers!.members[partition]?.count ?? 0
+    }
+
+    /// Builds the partition map on first use: most indexes never replace a partition, and the
+    /// map would slow down every open.
+    mutating func ensurePartitionMembers() {
+        guard partitionMembers == nil else { return }
+        var members = PartitionMembers()
+        for (key, stored) in entries { members.insert(key, of: stored.item) }
+        partitionMembers = members
+    }
+
+    /// Replaces what the index holds of `partition` with `items`, a fresh read of it in store order
+    /// (empty when the partition is gone or is to be forgotten).
+    ///
+    /// Items the index already held keep their place while they come in the order they had and
+    /// with the creation date they had (when known: the engine's own writes carry none), as a store keeps an item's place and creation date when it
+    /// is replaced; the others go after every item indexed so far, as a store adds them. (A store
+    /// that records no creation dates cannot tell an item deleted and added again since the last
+    /// read from one replaced in place; such an item may keep its old place, which only changes the
+    /// order of listings and which of two otherwise equal answers comes first.)
+    mutating func replacePartition(_ partition: PartitionID, with items: [StoreItem]) {
+        ensurePartitionMembers()
+        memo = AccountMemo()
+        let fresh = Set(items.map { IdentityKey($0.identity) })
+        for key in partitionMembers!.members[partition] ?? [] where !fresh.contains(key) {
+            remove(key.identity)
+        }
+        var lastKept = -1
+        var appending = false
+        for item in items where item.partition == partition {
+            let key = IdentityKey(item.identity)
+            let sequence: Int
+            if !appending, let old = entries[key], old.sequence > lastKept,
+                old.item.created == nil || old.item.created == item.created
+            {
+                sequence = old.sequence
+                lastKept = old.sequence
+            } else {
+                appending = true
+                sequence = nextSequence
+                nextSequence += 1
+            }
+            remove(key.identity)
+            add(item, key: key, sequence: sequence, entry: Self.entry(for: item, identity: key.identity, sequence: sequence))
+        }
+    }
+
+    /// Forgets `partition` entirely (partition loading mode evicts it).
+    mutating func removePartition(_ partition: PartitionID) {
+        replacePartition(partition, with: [])
+    }
+}

@@ -1,0 +1,35 @@
+import CacheStore
+
+extension TokenCache {
+    /// Brings the index to the store's content by re-reading only the partitions committed to since
+    /// the index's revision, when the store can name them; `nil` when it cannot (or the index was
+    /// never read), and the caller reads the whole store.
+    ///
+    /// `stamp` was taken before this call: the index is labelled with it, so a commit racing with
+    /// the reads changes the stamp again and the next call catches up once more. The new revision
+    /// is taken before the partitions are read, for the same reason.
+    func catchUp(to stamp: ChangeStamp) throws -> CacheIndex? {
+        for _ in 0..<3 {
+            guard let revision = state.withLock({ $0.stamp == nil ? nil : $0.revision }) else { return nil }
+            guard let changes = try store.partitionChanges(since: revision) else { return nil }
+            var reads: [(PartitionID, [StoreItem])] = []
+            for partition in Set(changes.partitions) where store.accessGroups.contains(partition.accessGroup) {
+                reads.append((partition, try store.readPartition(accessGroup: partition.accessGroup, account: partition.account).items))
+            }
+            let caughtUp = state.withLock { state -> CacheIndex? in
+                // Another thread moved the index to another revision meanwhile (a full read, or a
+                // catch-up of its own): these reads are not relative to it, so start over.
+                guard state.stamp != nil, state.revision == revision else { return nil }
+                for (partition, items) in reads {
+                    state.index.replacePartition(partition, with: items)
+                }
+                state.stamp = stamp
+                state.revision = changes.revision
+                return state.index
+            }
+            if let caughtUp { return caughtUp }
+            if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) { return index }
+        }
+        return nil
+    }
+}
