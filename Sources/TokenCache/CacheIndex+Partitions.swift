@@ -17,6 +17,11 @@ struct PartitionMembers: Sendable {
     }
 }
 
+extension ItemIdentity {
+    /// The partition an item with this identity belongs to.
+    var partition: PartitionID { PartitionID(accessGroup: accessGroup, account: account) }
+}
+
 extension CacheIndex {
     /// How many items the index holds in `partition`.
     mutating func itemCount(in partition: PartitionID) -> Int {

@@ -48,7 +48,7 @@ public struct CloudAliases: Sendable {
             aliases: ["login.sovcloud-identity.sg"]),
     ])
 
-    private let clouds: [Cloud]
+    let clouds: [Cloud]
     /// Position in ``clouds`` by lower-cased host.
     private let cloudByHost: [String: Int]
     /// ``aliases(for:)`` of every known host, computed once: lookups ask for them constantly.

@@ -37,7 +37,7 @@ extension TokenCache {
     /// The account with this home account id (`uid.utid`, any case), if it is in the cache (and,
     /// with `clientId`, signed in to that app).
     public func account(identifier: String, clientId: String? = nil, environment: String? = nil) throws -> CachedAccount? {
-        try withIndex { index in try account(identifier: identifier, clientId: clientId, environment: environment, in: index) }
+        try withIndex(.homeAccount(identifier, environment: environment, legacy: true)) { index in try account(identifier: identifier, clientId: clientId, environment: environment, in: index) }
     }
 
     func account(identifier: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
@@ -52,7 +52,7 @@ extension TokenCache {
 
     /// The first account whose username equals `username` ignoring case and surrounding spaces.
     public func account(username: String, clientId: String? = nil, environment: String? = nil) throws -> CachedAccount? {
-        try withIndex { index in try account(username: username, clientId: clientId, environment: environment, in: index) }
+        try withIndex(.username(username)) { index in try account(username: username, clientId: clientId, environment: environment, in: index) }
     }
 
     func account(username: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {

@@ -13,7 +13,7 @@ extension TokenCache {
     /// ``Configuration/expirationBuffer`` seconds early, and one whose `cached_at` lies in the future
     /// counts as expired. Among several matches the one that expires last wins.
     public func accessToken(_ query: AccessTokenQuery) throws -> FoundAccessToken? {
-        try withIndex { index in try accessToken(query, in: index) }
+        try withIndex(.homeAccount(query.homeAccountId, environment: query.environment, legacy: false)) { index in try accessToken(query, in: index) }
     }
 
     func accessToken(_ query: AccessTokenQuery, in index: CacheIndex) throws -> FoundAccessToken? {
@@ -74,7 +74,7 @@ extension TokenCache {
     /// the family-keyed refresh token (2002 with `family_id`) or a single-model `FamilyRefreshToken`
     /// (2008), whichever the configuration prefers first.
     public func refreshToken(_ query: RefreshTokenQuery) throws -> StoredCredential? {
-        try withIndex { index in try refreshToken(query, in: index) }
+        try withIndex(query.need) { index in try refreshToken(query, in: index) }
     }
 
     func refreshToken(_ query: RefreshTokenQuery, in index: CacheIndex) throws -> StoredCredential? {
@@ -148,7 +148,7 @@ extension TokenCache {
     /// The family comes from the app's metadata; an app whose metadata says it is in no family gets
     /// none, and an app without metadata is assumed to be in family `"1"`, as MSAL assumes.
     public func familyRefreshToken(homeAccountId: String, clientId: String, environment: String? = nil) throws -> StoredCredential? {
-        try withIndex { index in
+        try withIndex(.homeAccount(homeAccountId, environment: environment, legacy: true)) { index in
             let familyId: String
             if let metadata = appMetadataEntry(clientId: clientId, environment: environment, in: index) {
                 guard !metadata.familyId.isEmpty else { return nil }
@@ -164,7 +164,7 @@ extension TokenCache {
 
     /// The ID token of an account for a client and tenant (any tenant when `realm` is `nil`).
     public func idToken(homeAccountId: String, clientId: String, environment: String, realm: String? = nil) throws -> StoredCredential? {
-        try withIndex { index in try idToken(homeAccountId: homeAccountId, clientId: clientId, environment: environment, realm: realm, in: index) }
+        try withIndex(.homeAccount(homeAccountId, environment: environment, legacy: false)) { index in try idToken(homeAccountId: homeAccountId, clientId: clientId, environment: environment, realm: realm, in: index) }
     }
 
     func idToken(homeAccountId: String, clientId: String, environment: String, realm: String?, in index: CacheIndex) throws -> StoredCredential? {
@@ -182,7 +182,7 @@ extension TokenCache {
 
     /// The app metadata of a client (in any environment when `environment` is `nil`, else any alias).
     public func appMetadata(clientId: String, environment: String? = nil) throws -> AppMetadata? {
-        try withIndex { index in try appMetadata(clientId: clientId, environment: environment, in: index) }
+        try withIndex(.appMetadata(environment: environment)) { index in try appMetadata(clientId: clientId, environment: environment, in: index) }
     }
 
     func appMetadata(clientId: String, environment: String?, in index: CacheIndex) throws -> AppMetadata? {

@@ -39,7 +39,7 @@ extension TokenCache {
     private func remove(homeAccountId: String, clientId: String?, wipe: Bool) throws -> RemovalResult {
         // Planned on a copy of the index that is gone before the commit (see save).
         // Committed only if the store is still what the plan saw (see commitPlanned): under the store's write lock.
-        try commitPlanned { index in try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe, on: index) }
+        try commitPlanned(need: .homeAccount(homeAccountId, environment: nil, legacy: true)) { index in try planRemoval(homeAccountId: homeAccountId, clientId: clientId, wipe: wipe, on: index) }
     }
 
     private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool, on index: CacheIndex) throws -> ([StoreOperation], RemovalResult) {

@@ -37,6 +37,9 @@ public final class TokenCache: Sendable {
         public var applicationName: String
         /// The time source; tests may fix it.
         public var clock: @Sendable () -> Date
+        /// What the engine keeps in memory: the whole store (the default) or the partitions lookups
+        /// touched, up to a limit (see ``Loading``).
+        public var loading: Loading
 
         public init(
             writeAccessGroup: String? = nil,
@@ -45,7 +48,8 @@ public final class TokenCache: Sendable {
             useSingleFamilyRefreshToken: Bool = false,
             writesLegacyADALItems: Bool = false,
             applicationName: String = ProcessInfo.processInfo.processName,
-            clock: @escaping @Sendable () -> Date = Date.init
+            clock: @escaping @Sendable () -> Date = Date.init,
+            loading: Loading = .wholeStore
         ) {
             self.writeAccessGroup = writeAccessGroup
             self.expirationBuffer = expirationBuffer
@@ -54,6 +58,7 @@ public final class TokenCache: Sendable {
             self.writesLegacyADALItems = writesLegacyADALItems
             self.applicationName = applicationName
             self.clock = clock
+            self.loading = loading
         }
     }
 
@@ -68,6 +73,8 @@ public final class TokenCache: Sendable {
         /// The store's partition revision the index has caught up to (every commit before it is in
         /// the index); `nil` when the store cannot tell which partitions changed.
         var revision: ChangeStamp?
+        /// In partition loading mode: which partitions the index holds, and what lookups need.
+        var loaded = LoadedPartitions()
     }
 
     let state = StateLock(State())
@@ -88,6 +95,8 @@ public final class TokenCache: Sendable {
     /// when no writer committed since it was built (the hot path: no copy, no store read); after
     /// re-reading the store otherwise. `body` must not call back into the engine.
     func withIndex<R>(_ body: (CacheIndex) throws -> R) throws -> R {
+        // Partition mode: a call that may need any partition reads them all (not a hot path).
+        if case .partitions = configuration.loading { return try body(try CacheIndex.read(from: store)) }
         let stamp = try store.changeStamp()
         var result: R?
         try state.withLock { state in
@@ -99,6 +108,7 @@ public final class TokenCache: Sendable {
 
     /// The index for the store's current content, re-read only when another writer committed.
     func currentIndex() throws -> CacheIndex {
+        if case .partitions = configuration.loading { return try CacheIndex.read(from: store) }
         let stamp = try store.changeStamp()
         if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
             return index
@@ -145,15 +155,19 @@ public final class TokenCache: Sendable {
     /// here, so two writers — threads of this process or other processes — never undo each other's
     /// changes. When the store keeps lookup keys, the batch carries those of every partition whose
     /// account records it changes.
+    /// In partition mode the plan sees the partitions `need` names and those its batch turns out to
+    /// touch (see `commitPlannedInPartitions`).
     func commitPlanned<Result>(
-        keepingLookupKeys: Bool = true, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
+        keepingLookupKeys: Bool = true, need: PartitionNeed? = nil,
+        _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> Result {
-        try commitPlannedBatch(keepingLookupKeys: keepingLookupKeys, plan).result
+        try commitPlannedBatch(keepingLookupKeys: keepingLookupKeys, need: need, plan).result
     }
 
-    private func commitPlannedBatch<Result>(
-        keepingLookupKeys: Bool, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
+    func commitPlannedBatch<Result>(
+        keepingLookupKeys: Bool, need: PartitionNeed? = nil, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> (batch: BatchResult, result: Result) {
+        if case .partitions = configuration.loading { return try commitPlannedInPartitions(keepingLookupKeys: keepingLookupKeys, need: need, plan) }
         var output: Result?
         var batch: [StoreOperation] = []
         // Catch up first, outside the store's write lock, so that the plan below rarely has to read
@@ -193,11 +207,15 @@ public final class TokenCache: Sendable {
         return (result, output!)
     }
 
-    private func record(_ result: BatchResult, of batch: [StoreOperation]) {
+    func record(_ result: BatchResult, of batch: [StoreOperation]) {
         if let commit = result.commit {
+            let partitionMode = if case .partitions = configuration.loading { true } else { false }
             state.withLock { state in
                 guard state.stamp == commit.base else { return }
                 state.index.apply(batch)
+                // Partition mode: a partition the batch wrote to but the index does not hold whole
+                // is not kept in part.
+                if partitionMode { state.dropPartial(touchedBy: batch) }
                 state.stamp = commit.result
             }
         }

@@ -1,0 +1,112 @@
+import CacheStore
+
+extension TokenCache.Configuration {
+    /// What the engine keeps in memory.
+    public enum Loading: Sendable, Hashable {
+        /// Every item of the store, indexed when the engine first reads it and kept current: the
+        /// default, for a desktop user's cache. Every lookup is answered from memory.
+        case wholeStore
+        /// Only the partitions (see `PartitionID`) lookups touched, each read on first use (one store
+        /// query), at most about `limit` items in all, least recently used out: for a store of many
+        /// users (a server). A lookup by home account or username reads only that account's
+        /// partitions; listings over every account (``TokenCache/accounts(clientId:environment:)``,
+        /// ``TokenCache/search(_:)``) read the whole store each time and are not hot-path calls in
+        /// this mode.
+        case partitions(limit: Int)
+    }
+}
+
+/// What a lookup needs loaded, in partition loading mode; also the key its answer is remembered by.
+enum PartitionNeed: Hashable, Sendable {
+    /// An account's partitions: its items under every alias of `environment` (every known host when
+    /// `nil`), with the app metadata and account metadata they are read with, and with `legacy` the
+    /// legacy ADAL entries filed under the account's usernames.
+    case homeAccount(String, environment: String?, legacy: Bool)
+    /// The partitions of the accounts with this username (and its legacy ADAL entries).
+    case username(String)
+    /// App metadata under every alias of `environment` (every known host when `nil`).
+    case appMetadata(environment: String?)
+}
+
+/// The partitions an index holds in partition loading mode, with how recently each was used, and
+/// the needs known to be met by them (so a warm lookup checks one entry).
+struct LoadedPartitions: Sendable {
+    /// Loaded partitions: their item count and last use.
+    var partitions: [PartitionID: (items: Int, used: UInt64)] = [:]
+    var items = 0
+    var tick: UInt64 = 0
+    /// Changes whenever the loaded partitions are revalidated: reads begun before may be older
+    /// than what the index holds, and are not added.
+    var epoch: UInt64 = 0
+    /// Needs whose partitions are all loaded, with their partitions; cleared whenever a partition
+    /// is dropped or re-read (its accounts, and so the partitions a need expands to, may change).
+    var met: [PartitionNeed: [PartitionID]] = [:]
+
+    mutating func touch(_ partitions: [PartitionID]) {
+        tick &+= 1
+        for partition in partitions { self.partitions[partition]?.used = tick }
+    }
+
+    /// Drops everything (a store that cannot name what changed).
+    mutating func removeAll() {
+        partitions = [:]
+        items = 0
+        met = [:]
+    }
+}
+
+extension TokenCache.State {
+    /// Forgets partitions a batch wrote to that the index does not hold whole (see `record`).
+    mutating func dropPartial(touchedBy batch: [StoreOperation]) {
+        var seen = Set<PartitionID>()
+        for case .save(let item) in batch where loaded.partitions[item.partition] == nil && seen.insert(item.partition).inserted {
+            index.removePartition(item.partition)
+        }
+        // The counts of loaded partitions the batch changed.
+        for partition in Set(batch.compactMap { operation -> PartitionID? in
+            switch operation {
+            case .save(let item): item.partition
+            case .delete(let query): query.accessGroup.flatMap { group in query.account.map { PartitionID(accessGroup: group, account: $0) } }
+            default: nil
+            }
+        }) where loaded.partitions[partition] != nil {
+            let count = index.itemCount(in: partition)
+            loaded.items += count - loaded.partitions[partition]!.items
+            loaded.partitions[partition]!.items = count
+        }
+        loaded.met = [:]
+    }
+
+    /// Replaces a partition's content and records it as loaded.
+    mutating func load(_ partition: PartitionID, items: [StoreItem]) {
+        index.replacePartition(partition, with: items)
+        let count = index.itemCount(in: partition)
+        loaded.items += count - (loaded.partitions[partition]?.items ?? 0)
+        loaded.tick &+= 1
+        loaded.partitions[partition] = (count, loaded.tick)
+    }
+
+    /// Drops least recently used partitions, never those in `keep`, until at most `limit` items
+    /// are loaded.
+    mutating func evict(toward limit: Int, keeping keep: Set<PartitionID>) {
+        guard loaded.items > limit else { return }
+        let candidates = loaded.partitions.filter { !keep.contains($0.key) }.sorted { $0.value.used < $1.value.used }
+        for (partition, entry) in candidates {
+            guard loaded.items > limit else { break }
+            index.removePartition(partition)
+            loaded.items -= entry.items
+            loaded.partitions[partition] = nil
+        }
+        loaded.met = [:]
+    }
+}
+
+extension RefreshTokenQuery {
+    /// What a refresh-token lookup needs loaded in partition mode.
+    var need: PartitionNeed {
+        switch subject {
+        case .homeAccountId(let id): .homeAccount(id, environment: environment, legacy: true)
+        case .username(let username): .username(username)
+        }
+    }
+}
