@@ -19,9 +19,9 @@ extension TokenCache.Configuration {
 /// What a lookup needs loaded, in partition loading mode; also the key its answer is remembered by.
 enum PartitionNeed: Hashable, Sendable {
     /// An account's partitions: its items under every alias of `environment` (every known host when
-    /// `nil`), with the app metadata and account metadata they are read with, and with `legacy` the
-    /// legacy ADAL entries filed under the account's usernames.
-    case homeAccount(String, environment: String?, legacy: Bool)
+    /// `nil`); with `metadata` the app metadata and account metadata (sign-in states) they are read
+    /// with; with `legacy` the legacy ADAL entries filed under the account's usernames.
+    case homeAccount(String, environment: String?, legacy: Bool, metadata: Bool = true)
     /// The partitions of the accounts with this username (and its legacy ADAL entries).
     case username(String)
     /// App metadata under every alias of `environment` (every known host when `nil`).
@@ -105,7 +105,7 @@ extension RefreshTokenQuery {
     /// What a refresh-token lookup needs loaded in partition mode.
     var need: PartitionNeed {
         switch subject {
-        case .homeAccountId(let id): .homeAccount(id, environment: environment, legacy: true)
+        case .homeAccountId(let id): .homeAccount(id, environment: environment, legacy: true, metadata: false)
         case .username(let username): .username(username)
         }
     }

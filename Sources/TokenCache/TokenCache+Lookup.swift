@@ -13,7 +13,7 @@ extension TokenCache {
     /// ``Configuration/expirationBuffer`` seconds early, and one whose `cached_at` lies in the future
     /// counts as expired. Among several matches the one that expires last wins.
     public func accessToken(_ query: AccessTokenQuery) throws -> FoundAccessToken? {
-        try withIndex(.homeAccount(query.homeAccountId, environment: query.environment, legacy: false)) { index in try accessToken(query, in: index) }
+        try withIndex(.homeAccount(query.homeAccountId, environment: query.environment, legacy: false, metadata: false)) { index in try accessToken(query, in: index) }
     }
 
     func accessToken(_ query: AccessTokenQuery, in index: CacheIndex) throws -> FoundAccessToken? {
@@ -164,7 +164,7 @@ extension TokenCache {
 
     /// The ID token of an account for a client and tenant (any tenant when `realm` is `nil`).
     public func idToken(homeAccountId: String, clientId: String, environment: String, realm: String? = nil) throws -> StoredCredential? {
-        try withIndex(.homeAccount(homeAccountId, environment: environment, legacy: false)) { index in try idToken(homeAccountId: homeAccountId, clientId: clientId, environment: environment, realm: realm, in: index) }
+        try withIndex(.homeAccount(homeAccountId, environment: environment, legacy: false, metadata: false)) { index in try idToken(homeAccountId: homeAccountId, clientId: clientId, environment: environment, realm: realm, in: index) }
     }
 
     func idToken(homeAccountId: String, clientId: String, environment: String, realm: String?, in index: CacheIndex) throws -> StoredCredential? {

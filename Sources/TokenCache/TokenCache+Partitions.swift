@@ -132,10 +132,11 @@ extension TokenCache {
     private func directPartitions(_ need: PartitionNeed) throws -> [PartitionID] {
         let groups = store.accessGroups.all
         switch need {
-        case .homeAccount(let id, let environment, let legacy):
+        case .homeAccount(let id, let environment, let legacy, let metadata):
             let home = ItemKey.normalized(id)
             let hosts = hosts(environment)
-            var accounts = hosts.map { home + "-" + $0 } + hosts + [AccountMetadata.keyAccount]
+            var accounts = hosts.map { home + "-" + $0 }
+            if metadata { accounts += hosts + [AccountMetadata.keyAccount] }
             if legacy { accounts.append("") }
             return groups.flatMap { group in accounts.map { PartitionID(accessGroup: group, account: $0) } }
         case .username(let username):
@@ -166,7 +167,7 @@ extension TokenCache {
             }
         }
         switch need {
-        case .homeAccount(let id, _, let legacy):
+        case .homeAccount(let id, _, let legacy, _):
             return legacy ? legacyPartitions(ofHome: ItemKey.normalized(id)) : []
         case .username(let username):
             var partitions: [PartitionID] = []

@@ -122,6 +122,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     registerRedisBenchmarks(dataset)
+    partitionBenchmarks(short: short)
 
     // The Secret Service backend's cost for one item, served after its revision check: shown so the
     // price of each layer is visible. Needs a session bus with a keyring (CI starts one).

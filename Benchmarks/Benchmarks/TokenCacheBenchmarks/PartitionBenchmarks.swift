@@ -1,0 +1,96 @@
+import Benchmark
+import CacheStore
+import CacheStoreSQLite
+import Foundation
+import TokenCache
+import TokenCacheSchema
+
+/// Partition loading mode on a store of a million items, and whole-store mode catching up after
+/// another writer's save (see docs/benchmarks.md). `TOKENCACHE_BENCH_LARGE_ACCOUNTS` overrides the
+/// large store's account count (100,000: a million items).
+func partitionBenchmarks(short: Bool) {
+    let environment = ProcessInfo.processInfo.environment
+    let largeAccounts = environment["TOKENCACHE_BENCH_LARGE_ACCOUNTS"].flatMap(Int.init) ?? 100_000
+    let large: LargeStore
+    let catchUp: LargeStore
+    do {
+        large = try LargeStore.make(accounts: largeAccounts)
+        catchUp = try LargeStore.make(accounts: 10_000)
+    } catch {
+        fatalError("cannot build the large benchmark stores: \(error)")
+    }
+    if large.setupSeconds > 0 || catchUp.setupSeconds > 0 {
+        let text = String(
+            format: "large stores built: %d accounts in %.1f s, %d accounts in %.1f s\n",
+            large.accounts, large.setupSeconds, catchUp.accounts, catchUp.setupSeconds)
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+    let groups = try! AccessGroups([Dataset.group])
+    let partitionMode = TokenCache.Configuration(loading: .partitions(limit: 100_000))
+
+    Benchmark(
+        "open store and first lookup, partition mode",
+        configuration: .init(scalingFactor: .one, maxIterations: short ? 20 : 200)
+    ) { benchmark in
+        var position = 0
+        for _ in benchmark.scaledIterations {
+            position = (position &+ 7919) % large.queries.count
+            let query = large.queries[position]
+            benchmark.startMeasurement()
+            let store = try SQLiteStore(path: large.path, accessGroups: groups)
+            let cache = try TokenCache(store: store, configuration: partitionMode)
+            blackHole(try cache.accessToken(query)!)
+            withExtendedLifetime(cache) { benchmark.stopMeasurement() }
+        }
+    }
+
+    Benchmark("warm lookup, partition mode") { benchmark in
+        let store = try SQLiteStore(path: large.path, accessGroups: groups)
+        let cache = try TokenCache(store: store, configuration: partitionMode)
+        // A working set of 1,000 accounts, loaded before the measurement.
+        let queries = Array(large.queries.prefix(1_000))
+        for query in queries { _ = try cache.accessToken(query)! }
+        benchmark.startMeasurement()
+        var position = 0
+        for _ in benchmark.scaledIterations {
+            position = (position &+ 7) % queries.count
+            blackHole(try cache.accessToken(queries[position]))
+        }
+        benchmark.stopMeasurement()
+    }
+
+    // Whole-store mode: one engine reads the 10,000-account store, another saves a token for an
+    // account (not timed), and the first engine's next silent lookup for that account is timed:
+    // it catches up by re-reading the partitions the store names as changed.
+    Benchmark(
+        "silent lookup after another writer's save",
+        configuration: .init(scalingFactor: .one, maxIterations: short ? 20 : 500)
+    ) { benchmark in
+        let reader = try TokenCache(store: try SQLiteStore(path: catchUp.path, accessGroups: groups))
+        let writer = try TokenCache(store: try SQLiteStore(path: catchUp.path, accessGroups: groups))
+        _ = try reader.accounts()
+        _ = try writer.accounts()
+        let authority = try Authority("https://login.microsoftonline.com/organizations")
+        var position = 0
+        var step = 0
+        for _ in benchmark.scaledIterations {
+            position = (position &+ 7919) % catchUp.accounts
+            step += 1
+            let home = LargeStore.homeAccountId(position)
+            let uid = String(home.prefix(36))
+            let tenant = LargeStore.tenant(position)
+            var response = Dataset.response(
+                uid: uid, homeTenant: tenant, tenant: tenant, username: "user\(position)@contoso\(position % 3).onmicrosoft.com",
+                scope: "User.Read Mail.Read openid profile", family: "1")
+            response.accessToken = "fresh-\(step)"
+            try writer.save(response, for: TokenRequest(authority: authority, clientId: Dataset.appA, scopes: ["User.Read"]))
+            let query = AccessTokenQuery(
+                homeAccountId: home, environment: "login.microsoftonline.com", realm: tenant, clientId: Dataset.appA,
+                scopes: ["User.Read"])
+            benchmark.startMeasurement()
+            let found = try reader.accessToken(query)
+            benchmark.stopMeasurement()
+            precondition(found?.credential.secret == "fresh-\(step)", "the reader did not see the writer's token")
+        }
+    }
+}
