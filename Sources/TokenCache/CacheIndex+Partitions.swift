@@ -1,19 +1,21 @@
 import CacheStore
 import Foundation
 
-/// The identities each partition holds in an index: what replacing a partition takes out.
+/// The identities each partition holds in an index: what replacing a partition takes out. Lists,
+/// not sets: a partition holds a few items, and building the map for a whole store (on the first
+/// catch-up) costs one append per item.
 struct PartitionMembers: Sendable {
-    private(set) var members: [PartitionID: Set<CacheIndex.IdentityKey>] = [:]
+    private(set) var members: [PartitionID: [CacheIndex.IdentityKey]] = [:]
 
     mutating func insert(_ key: CacheIndex.IdentityKey, of item: StoreItem) {
-        members[item.partition, default: []].insert(key)
+        members[item.partition, default: []].append(key)
     }
 
     mutating func remove(_ key: CacheIndex.IdentityKey, of item: StoreItem) {
         let partition = item.partition
-        guard var set = members[partition] else { return }
-        set.remove(key)
-        members[partition] = set.isEmpty ? nil : set
+        guard var list = members[partition], let position = list.firstIndex(of: key) else { return }
+        list.remove(at: position)
+        members[partition] = list.isEmpty ? nil : list
     }
 }
 

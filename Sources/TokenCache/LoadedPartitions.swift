@@ -38,13 +38,36 @@ struct LoadedPartitions: Sendable {
     /// Changes whenever the loaded partitions are revalidated: reads begun before may be older
     /// than what the index holds, and are not added.
     var epoch: UInt64 = 0
-    /// Needs whose partitions are all loaded, with their partitions; cleared whenever a partition
-    /// is dropped or re-read (its accounts, and so the partitions a need expands to, may change).
-    var met: [PartitionNeed: [PartitionID]] = [:]
+    /// Needs whose partitions are all loaded, with their partitions and last use; cleared whenever
+    /// a partition is dropped or re-read (its accounts, and so the partitions a need expands to, may
+    /// change).
+    var met: [PartitionNeed: MetNeed] = [:]
+
+    /// A need met by the loaded partitions. A warm lookup only bumps `used` (no table is written);
+    /// eviction folds it into the partitions' recency.
+    final class MetNeed: @unchecked Sendable {
+        // Read and written only under the engine's lock.
+        let partitions: [PartitionID]
+        var used: UInt64
+
+        init(_ partitions: [PartitionID], used: UInt64) {
+            self.partitions = partitions
+            self.used = used
+        }
+    }
 
     mutating func touch(_ partitions: [PartitionID]) {
         tick &+= 1
         for partition in partitions { self.partitions[partition]?.used = tick }
+    }
+
+    /// When each loaded partition was last used, counting uses through met needs.
+    var recency: [PartitionID: UInt64] {
+        var recency = partitions.mapValues(\.used)
+        for need in met.values {
+            for partition in need.partitions where (recency[partition] ?? .max) < need.used { recency[partition] = need.used }
+        }
+        return recency
     }
 
     /// Drops everything (a store that cannot name what changed).
@@ -90,11 +113,12 @@ extension TokenCache.State {
     /// are loaded.
     mutating func evict(toward limit: Int, keeping keep: Set<PartitionID>) {
         guard loaded.items > limit else { return }
-        let candidates = loaded.partitions.filter { !keep.contains($0.key) }.sorted { $0.value.used < $1.value.used }
-        for (partition, entry) in candidates {
+        let recency = loaded.recency
+        let candidates = loaded.partitions.keys.filter { !keep.contains($0) }.sorted { recency[$0]! < recency[$1]! }
+        for partition in candidates {
             guard loaded.items > limit else { break }
             index.removePartition(partition)
-            loaded.items -= entry.items
+            loaded.items -= loaded.partitions[partition]!.items
             loaded.partitions[partition] = nil
         }
         loaded.met = [:]

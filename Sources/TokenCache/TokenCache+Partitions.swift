@@ -22,8 +22,9 @@ extension TokenCache {
         let stamp = try store.changeStamp()
         var result: R?
         try state.withLock { state in
-            guard state.stamp == stamp, let partitions = state.loaded.met[need] else { return }
-            state.loaded.touch(partitions)
+            guard state.stamp == stamp, let met = state.loaded.met[need] else { return }
+            state.loaded.tick &+= 1
+            met.used = state.loaded.tick
             result = try body(state.index)
         }
         if let result { return result }
@@ -34,7 +35,10 @@ extension TokenCache {
             var answer: R?
             try state.withLock { state in
                 guard state.loaded.epoch == epoch else { return }
-                if state.stamp == stamp { state.loaded.met[need] = partitions }
+                if state.stamp == stamp {
+                    state.loaded.tick &+= 1
+                    state.loaded.met[need] = LoadedPartitions.MetNeed(partitions, used: state.loaded.tick)
+                }
                 answer = try body(state.index)
             }
             if let answer { return answer }

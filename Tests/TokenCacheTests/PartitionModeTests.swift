@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreSQLite
 import Foundation
 import TestSupport
 import TokenCache
@@ -23,11 +24,18 @@ import Testing
     /// Random saves and removals, through a whole-store engine, a partition engine and the store
     /// itself; after every few steps a partition engine with a small limit, one with a large limit
     /// and a fresh whole-store engine answer alike.
-    @Test(arguments: [(1, true, true), (2, true, false), (3, false, true), (4, false, false)])
-    func partitionModeAnswersLikeWholeStoreMode(seed: UInt64, answersChanges: Bool, keepsKeys: Bool) throws {
-        let store = try PartitionedMemoryStore(groups: [Self.group], answersChanges: answersChanges, keepsLookupKeys: keepsKeys)
-        let writers = [try TokenCache(store: store), try Self.engine(store, limit: 40)]
-        let readers = [writers[1], try Self.engine(store, limit: 10_000)]
+    @Test(arguments: [(1, "memory", true, true), (2, "memory", true, false), (3, "memory", false, true), (4, "memory", false, false), (5, "sqlite", true, true)])
+    func partitionModeAnswersLikeWholeStoreMode(seed: UInt64, backend: String, answersChanges: Bool, keepsKeys: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let memory = try PartitionedMemoryStore(groups: [Self.group], answersChanges: answersChanges, keepsLookupKeys: keepsKeys)
+        // SQLite: every engine opens the file on its own, as processes do.
+        func open() throws -> any ItemStore {
+            backend == "memory" ? memory : try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: try AccessGroups([Self.group]))
+        }
+        let store = try open()
+        let writers = [try TokenCache(store: try open()), try Self.engine(try open(), limit: 40)]
+        let readers = [writers[1], try Self.engine(try open(), limit: 10_000)]
         let clients = ["client-a", "client-b", "client-c"]
         var generator = SplitMix64(seed: seed)
         for step in 0..<120 {
