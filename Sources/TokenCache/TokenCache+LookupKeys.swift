@@ -66,4 +66,14 @@ extension TokenCache {
             return (index.allLookupKeys() + groups, ())
         }
     }
+
+    /// The backfill of partition loading mode, whose index never holds every partition: planned on
+    /// a read of the whole store under its write lock. Run after a username lookup had to scan.
+    func backfillLookupKeysOverWholeStore() {
+        guard store.keepsLookupKeys else { return }
+        _ = try? store.applyPlanned { _, allItems in
+            var index = CacheIndex(items: try allItems())
+            return index.allLookupKeys() + store.accessGroups.all.map { StoreOperation.declareLookupKeysComplete(accessGroup: $0) }
+        }
+    }
 }

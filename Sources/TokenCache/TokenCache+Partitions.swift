@@ -154,6 +154,9 @@ extension TokenCache {
                 for home in index.homeAccountIds(withUsername: ItemKey.normalized(username)) {
                     partitions += index.accounts(homeAccountId: home).map { $0.identity.partition }
                 }
+                // A store that keeps lookup keys but has no index yet gets one, so the next
+                // username lookup need not scan.
+                backfillLookupKeysOverWholeStore()
             }
             return partitions
         case .appMetadata(let environment):

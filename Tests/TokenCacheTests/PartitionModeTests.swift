@@ -148,4 +148,20 @@ import Testing
         #expect(try cache.accounts(clientId: "client-a").count == 7)
         #expect(store.lookupKeys(of: LookupKeyTests.partition(5)) == [LookupKey.username("user5@contoso.com")])
     }
+
+    @Test func aUsernameLookupThatHadToScanBuildsTheIndex() throws {
+        let store = try PartitionedMemoryStore(groups: [Self.group])
+        let other = try PartitionedMemoryStore(groups: [Self.group], keepsLookupKeys: false)
+        let writer = try TokenCache(store: other)
+        for user in 0..<5 { try Self.save(writer, user: user, step: user) }
+        try store.apply(try other.allItems().map(StoreOperation.save))
+        let cache = try Self.engine(store, limit: 1_000)
+        let fullReads = store.fullReads
+        #expect(try cache.account(username: "user1@contoso.com")?.homeAccountId == "uid1.tid1")
+        #expect(store.fullReads > fullReads)
+        #expect(store.isComplete(Self.group))
+        let afterScan = store.fullReads
+        #expect(try cache.account(username: "user3@contoso.com")?.homeAccountId == "uid3.tid1")
+        #expect(store.fullReads == afterScan)
+    }
 }
