@@ -8,30 +8,29 @@ import TokenCacheSchema
 /// Partition loading mode on a store of a million items, and whole-store mode catching up after
 /// another writer's save (see docs/benchmarks.md). `TOKENCACHE_BENCH_LARGE_ACCOUNTS` overrides the
 /// large store's account count (100,000: a million items).
+///
+/// The harness runs each benchmark in a process of its own, and every process registers every
+/// benchmark: the stores and engines are made on a benchmark's first (warm-up) sample, in its own
+/// process only. The stores are built once an hour and reused (see `LargeStore`).
 func partitionBenchmarks(short: Bool) {
     let environment = ProcessInfo.processInfo.environment
     let largeAccounts = environment["TOKENCACHE_BENCH_LARGE_ACCOUNTS"].flatMap(Int.init) ?? 100_000
-    let large: LargeStore
-    let catchUp: LargeStore
-    do {
-        large = try LargeStore.make(accounts: largeAccounts)
-        catchUp = try LargeStore.make(accounts: 10_000)
-    } catch {
-        fatalError("cannot build the large benchmark stores: \(error)")
-    }
-    if large.setupSeconds > 0 || catchUp.setupSeconds > 0 {
-        let text = String(
-            format: "large stores built: %d accounts in %.1f s, %d accounts in %.1f s\n",
-            large.accounts, large.setupSeconds, catchUp.accounts, catchUp.setupSeconds)
-        FileHandle.standardError.write(Data(text.utf8))
-    }
     let groups = try! AccessGroups([Dataset.group])
     let partitionMode = TokenCache.Configuration(loading: .partitions(limit: 100_000))
+    func store(accounts: Int) throws -> LargeStore {
+        let store = try LargeStore.make(accounts: accounts)
+        if store.setupSeconds > 0 {
+            report(String(format: "large store built: %d accounts in %.1f s", accounts, store.setupSeconds))
+        }
+        return store
+    }
+    let large = Lazy { try store(accounts: largeAccounts) }
 
     Benchmark(
         "open store and first lookup, partition mode",
         configuration: .init(scalingFactor: .one, maxIterations: short ? 20 : 200)
     ) { benchmark in
+        let large = try large.get()
         var position = 0
         for _ in benchmark.scaledIterations {
             position = (position &+ 7919) % large.queries.count
@@ -44,34 +43,103 @@ func partitionBenchmarks(short: Bool) {
         }
     }
 
-    // A working set of 1,000 accounts, loaded once before any measurement.
-    let warmQueries = Array(large.queries.prefix(1_000))
-    let warm: TokenCache
-    do {
-        warm = try TokenCache(store: try SQLiteStore(path: large.path, accessGroups: groups), configuration: partitionMode)
-        for query in warmQueries { _ = try warm.accessToken(query)! }
-    } catch {
-        fatalError("cannot warm the partition-mode engine: \(error)")
+    // A working set of 1,000 accounts, loaded before any measurement.
+    let warm = Lazy { () throws -> (TokenCache, [AccessTokenQuery]) in
+        let large = try large.get()
+        let queries = Array(large.queries.prefix(1_000))
+        let cache = try TokenCache(store: try SQLiteStore(path: large.path, accessGroups: groups), configuration: partitionMode)
+        for query in queries { _ = try cache.accessToken(query)! }
+        return (cache, queries)
     }
     Benchmark("warm lookup, partition mode") { benchmark in
+        let (cache, queries) = try warm.get()
+        benchmark.startMeasurement()
         var position = 0
         for _ in benchmark.scaledIterations {
-            position = (position &+ 7) % warmQueries.count
-            blackHole(try warm.accessToken(warmQueries[position]))
+            position = (position &+ 7) % queries.count
+            blackHole(try cache.accessToken(queries[position]))
         }
+        benchmark.stopMeasurement()
     }
 
     // Whole-store mode: one engine reads the 10,000-account store, another saves a token for an
     // account (not timed), and the first engine's next silent lookup for that account is timed:
     // it catches up by re-reading the partitions the store names as changed (a store that cannot
-    // name them is read whole). Both engines are opened once; the first catch-up, which also maps
-    // the index's items to partitions, is timed separately and reported on standard error.
+    // name them is read whole). The first catch-up, which also maps the index's items to
+    // partitions, is timed on its own and reported on standard error.
+    let catchUp = Lazy { () throws -> CatchUpPair in
+        let pair = try CatchUpPair(store: try store(accounts: 10_000), groups: groups)
+        let (query, secret) = try pair.saveAndQuery()
+        let start = Date()
+        let found = try pair.reader.accessToken(query)
+        precondition(found?.credential.secret == secret, "the reader did not see the writer's token")
+        report(String(format: "silent lookup after another writer's save: first catch-up %.1f ms", Date().timeIntervalSince(start) * 1000))
+        return pair
+    }
+    Benchmark(
+        "silent lookup after another writer's save",
+        configuration: .init(scalingFactor: .one, maxIterations: short ? 50 : 1_000)
+    ) { benchmark in
+        let pair = try catchUp.get()
+        for _ in benchmark.scaledIterations {
+            let (query, secret) = try pair.saveAndQuery()
+            benchmark.startMeasurement()
+            let found = try pair.reader.accessToken(query)
+            benchmark.stopMeasurement()
+            precondition(found?.credential.secret == secret, "the reader did not see the writer's token")
+        }
+    }
+}
+
+private func report(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// A value made on first use, once, whichever thread asks.
+final class Lazy<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+    private let make: () throws -> Value
+
+    init(_ make: @escaping () throws -> Value) {
+        self.make = make
+    }
+
+    func get() throws -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        if let value { return value }
+        let made = try make()
+        value = made
+        return made
+    }
+}
+
+/// The two engines of the catch-up benchmark over one store file, and the writer's saves.
+final class CatchUpPair: @unchecked Sendable {
     let reader: TokenCache
     let writer: TokenCache
-    let authority = try! Authority("https://login.microsoftonline.com/organizations")
-    let step = StepCounter()
+    private let accounts: Int
+    private let authority = try! Authority("https://login.microsoftonline.com/organizations")
+    private let lock = NSLock()
+    private var count = 0
+
+    init(store: LargeStore, groups: AccessGroups) throws {
+        reader = try TokenCache(store: try SQLiteStore(path: store.path, accessGroups: groups))
+        writer = try TokenCache(store: try SQLiteStore(path: store.path, accessGroups: groups))
+        accounts = store.accounts
+        _ = try reader.accounts()
+        _ = try writer.accounts()
+    }
+
+    /// Saves a new access token for the next account through the writer; returns the reader's query
+    /// for it and the token.
     func saveAndQuery() throws -> (AccessTokenQuery, String) {
-        let (position, number) = step.next(modulo: catchUp.accounts)
+        lock.lock()
+        count += 1
+        let number = count
+        lock.unlock()
+        let position = (number &* 7919) % accounts
         let home = LargeStore.homeAccountId(position)
         let tenant = LargeStore.tenant(position)
         var response = Dataset.response(
@@ -83,44 +151,5 @@ func partitionBenchmarks(short: Bool) {
         let query = AccessTokenQuery(
             homeAccountId: home, environment: "login.microsoftonline.com", realm: tenant, clientId: Dataset.appA, scopes: ["User.Read"])
         return (query, "fresh-\(number)")
-    }
-    do {
-        reader = try TokenCache(store: try SQLiteStore(path: catchUp.path, accessGroups: groups))
-        writer = try TokenCache(store: try SQLiteStore(path: catchUp.path, accessGroups: groups))
-        _ = try reader.accounts()
-        _ = try writer.accounts()
-        let (query, secret) = try saveAndQuery()
-        let start = Date()
-        let found = try reader.accessToken(query)
-        precondition(found?.credential.secret == secret, "the reader did not see the writer's token")
-        let text = String(format: "silent lookup after another writer's save: first catch-up %.1f ms\n", Date().timeIntervalSince(start) * 1000)
-        FileHandle.standardError.write(Data(text.utf8))
-    } catch {
-        fatalError("cannot open the catch-up engines: \(error)")
-    }
-    Benchmark(
-        "silent lookup after another writer's save",
-        configuration: .init(scalingFactor: .one, maxIterations: short ? 50 : 1_000)
-    ) { benchmark in
-        for _ in benchmark.scaledIterations {
-            let (query, secret) = try saveAndQuery()
-            benchmark.startMeasurement()
-            let found = try reader.accessToken(query)
-            benchmark.stopMeasurement()
-            precondition(found?.credential.secret == secret, "the reader did not see the writer's token")
-        }
-    }
-}
-
-/// Numbers the saves of the catch-up benchmark (the harness may call from any thread).
-final class StepCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-
-    func next(modulo: Int) -> (position: Int, number: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        count += 1
-        return ((count &* 7919) % modulo, count)
     }
 }
