@@ -24,7 +24,7 @@ func partitionBenchmarks(short: Bool) {
         }
         return store
     }
-    let large = Lazy { try store(accounts: largeAccounts) }
+    let large = Once { try store(accounts: largeAccounts) }
 
     Benchmark(
         "open store and first lookup, partition mode",
@@ -44,7 +44,7 @@ func partitionBenchmarks(short: Bool) {
     }
 
     // A working set of 1,000 accounts, loaded before any measurement.
-    let warm = Lazy { () throws -> (TokenCache, [AccessTokenQuery]) in
+    let warm = Once { () throws -> (TokenCache, [AccessTokenQuery]) in
         let large = try large.get()
         let queries = Array(large.queries.prefix(1_000))
         let cache = try TokenCache(store: try SQLiteStore(path: large.path, accessGroups: groups), configuration: partitionMode)
@@ -67,7 +67,7 @@ func partitionBenchmarks(short: Bool) {
     // it catches up by re-reading the partitions the store names as changed (a store that cannot
     // name them is read whole). The first catch-up, which also maps the index's items to
     // partitions, is timed on its own and reported on standard error.
-    let catchUp = Lazy { () throws -> CatchUpPair in
+    let catchUp = Once { () throws -> CatchUpPair in
         let pair = try CatchUpPair(store: try store(accounts: 10_000), groups: groups)
         let (query, secret) = try pair.saveAndQuery()
         let start = Date()
@@ -95,25 +95,6 @@ private func report(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// A value made on first use, once, whichever thread asks.
-final class Lazy<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value?
-    private let make: () throws -> Value
-
-    init(_ make: @escaping () throws -> Value) {
-        self.make = make
-    }
-
-    func get() throws -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        if let value { return value }
-        let made = try make()
-        value = made
-        return made
-    }
-}
 
 /// The two engines of the catch-up benchmark over one store file, and the writer's saves.
 final class CatchUpPair: @unchecked Sendable {

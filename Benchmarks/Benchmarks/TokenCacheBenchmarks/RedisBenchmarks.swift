@@ -148,23 +148,6 @@ func runLoadWorker(_ bench: RedisBench, _ dataset: Dataset, _ worker: String) ->
     }
 }
 
-/// A value made on first use (by the one benchmark process that needs it).
-final class Once<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value?
-    private let make: () throws -> Value
-
-    init(_ make: @escaping () throws -> Value) { self.make = make }
-
-    func get() throws -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        if let value { return value }
-        let made = try make()
-        value = made
-        return made
-    }
-}
 
 /// The benchmark's Redis store and blobs.
 struct RedisBench: Sendable {
