@@ -51,13 +51,13 @@ extension CacheIndex {
     /// order of listings and which of two otherwise equal answers comes first.)
     mutating func replacePartition(_ partition: PartitionID, with items: [StoreItem]) {
         ensurePartitionMembers()
-        memo = AccountMemo()
         let fresh = Set(items.map { IdentityKey($0.identity) })
-        for key in partitionMembers!.members[partition] ?? [] where !fresh.contains(key) {
-            remove(key.identity)
-        }
+        let stale = (partitionMembers!.members[partition] ?? []).filter { !fresh.contains($0) }
+        // Places first, then the change: what the account answers depended on is read before it.
         var lastKept = -1
         var appending = false
+        var placed: [(item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry)] = []
+        placed.reserveCapacity(items.count)
         for item in items where item.partition == partition {
             let key = IdentityKey(item.identity)
             let sequence: Int
@@ -71,9 +71,18 @@ extension CacheIndex {
                 sequence = nextSequence
                 nextSequence += 1
             }
-            remove(key.identity)
-            add(item, key: key, sequence: sequence, entry: Self.entry(for: item, identity: key.identity, sequence: sequence))
+            placed.append((item, key, sequence, Self.entry(for: item, identity: key.identity, sequence: sequence)))
         }
+        var touched = placed.map(\.entry)
+        for key in stale { if let old = entries[key] { touched.append(old.entry) } }
+        for new in placed { if let old = entries[new.key] { touched.append(old.entry) } }
+        let probe = accountProbe(of: touched)
+        for key in stale { removeEntry(key.identity) }
+        for new in placed {
+            removeEntry(new.key.identity)
+            add(new.item, key: new.key, sequence: new.sequence, entry: new.entry)
+        }
+        noteAccountChanges(probe)
     }
 
     /// Forgets `partition` entirely (partition loading mode evicts it).

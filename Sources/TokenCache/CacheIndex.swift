@@ -124,10 +124,7 @@ struct CacheIndex: Sendable {
 
     /// Home account ids in the store's order of their first account record.
     var homeAccountOrder: [String] {
-        if let order = memo.homeOrder.withLock({ $0 }) { return order }
-        let order = accountsByHomeAccount.sorted { $0.value[0].sequence < $1.value[0].sequence }.map(\.key)
-        memo.homeOrder.withLock { $0 = order }
-        return order
+        memo.homeOrder { accountsByHomeAccount.sorted { $0.value[0].sequence < $1.value[0].sequence }.map(\.key) }
     }
 
     /// The MSAL entries legacy ADAL entries stand for, built once per index state.
@@ -165,17 +162,21 @@ struct CacheIndex: Sendable {
     /// Adds `item` with its entry when already decoded (in store order, so the entry's sequence is
     /// the position it was decoded for).
     private mutating func insert(_ item: StoreItem, decoded: Entry?) {
-        memo = AccountMemo()
         let identity = item.identity
+        let key = IdentityKey(identity)
         let sequence: Int
-        if let existing = entries[IdentityKey(identity)] {
+        let existing = entries[key]
+        if let existing {
             sequence = existing.sequence
-            remove(identity)
         } else {
             sequence = nextSequence
             nextSequence += 1
         }
-        add(item, key: IdentityKey(identity), sequence: sequence, entry: decoded ?? Self.entry(for: item, identity: identity, sequence: sequence))
+        let entry = decoded ?? Self.entry(for: item, identity: identity, sequence: sequence)
+        let probe = accountProbe(of: existing.map { [$0.entry, entry] } ?? [entry])
+        if existing != nil { removeEntry(identity) }
+        add(item, key: key, sequence: sequence, entry: entry)
+        noteAccountChanges(probe)
     }
 
     /// Records `entry` for `item` at `sequence` and places it in the lookup maps.
@@ -241,9 +242,16 @@ struct CacheIndex: Sendable {
 
     /// Takes out whatever `identity` contributed.
     mutating func remove(_ identity: ItemIdentity) {
+        guard let stored = entries[IdentityKey(identity)] else { return }
+        let probe = accountProbe(of: [stored.entry])
+        removeEntry(identity)
+        noteAccountChanges(probe)
+    }
+
+    /// Takes out whatever `identity` contributed, leaving the memo to the caller.
+    mutating func removeEntry(_ identity: ItemIdentity) {
         guard let (item, _, entry) = entries.removeValue(forKey: IdentityKey(identity)) else { return }
         partitionMembers?.remove(IdentityKey(identity), of: item)
-        memo = AccountMemo()
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
             guard var list = map[key] else { return }
             list.removeAll(where: matches)

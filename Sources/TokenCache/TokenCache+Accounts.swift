@@ -21,17 +21,42 @@ extension TokenCache {
 
     func accounts(clientId: String?, environment: String?, in index: CacheIndex) throws -> [CachedAccount] {
         // An app lists its accounts before nearly every silent request, and the answer only changes
-        // with the cache: it is built once per index state (every change to the index drops it).
-        try index.memo.listing(.init(clientId: clientId, environment: environment)) {
-            try buildListing(clientId: clientId, environment: environment, in: index)
+        // with the cache: it is built once per index state, and after a change only the home
+        // accounts the change touched are built again.
+        let key = AccountMemo.ListingKey(clientId: clientId, environment: environment)
+        return index.memo.fullListing(key) {
+            let unified = index.memo.listing(key) { previous in
+                unifiedListing(clientId: clientId, environment: environment, updating: previous, in: index)
+            }
+            if index.legacyTokensByUser.isEmpty { return unified }
+            return unified + legacyAccounts(clientId: clientId, environment: environment, excluding: unified, index: index)
         }
     }
 
-    private func buildListing(clientId: String?, environment: String?, in index: CacheIndex) throws -> [CachedAccount] {
+    /// The unified accounts in home account order; with `previous`, the listing of an earlier state
+    /// in the same order, only the home accounts changed since are built.
+    private func unifiedListing(
+        clientId: String?, environment: String?, updating previous: AccountMemo.PreviousListing?, in index: CacheIndex
+    ) -> [CachedAccount] {
         let scope = AccountScope(clientId: clientId, environment: environment, engine: self, index: index)
-        let unified = index.homeAccountOrder.compactMap { buildAccount(homeAccountId: $0, scope: scope, index: index) }
-        if index.legacyTokensByUser.isEmpty { return unified }
-        return unified + legacyAccounts(clientId: clientId, environment: environment, excluding: unified, index: index)
+        let order = index.homeAccountOrder
+        guard let previous else {
+            return order.compactMap { buildAccount(homeAccountId: $0, scope: scope, index: index) }
+        }
+        // The previous listing is a subsequence of `order`: walk both together.
+        var result: [CachedAccount] = []
+        result.reserveCapacity(previous.accounts.count + previous.changedHomes.count)
+        var next = previous.accounts.startIndex
+        for home in order {
+            let listedBefore = next < previous.accounts.endIndex && previous.accounts[next].homeAccountId == home
+            if previous.changedHomes.contains(home) {
+                if let account = buildAccount(homeAccountId: home, scope: scope, index: index) { result.append(account) }
+            } else if listedBefore {
+                result.append(previous.accounts[next])
+            }
+            if listedBefore { next += 1 }
+        }
+        return result
     }
 
     /// The account with this home account id (`uid.utid`, any case), if it is in the cache (and,
