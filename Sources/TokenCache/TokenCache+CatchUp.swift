@@ -12,8 +12,13 @@ extension TokenCache {
         for _ in 0..<3 {
             guard let revision = state.withLock({ $0.stamp == nil ? nil : $0.revision }) else { return nil }
             guard let changes = try store.partitionChanges(since: revision) else { return nil }
+            let changed = Set(changes.partitions).filter { store.accessGroups.contains($0.accessGroup) }
+            // After a large import by another process one whole read is cheaper than a read per
+            // partition (about six items' worth of decoding each).
+            let indexed = state.withLock { $0.index.itemCount }
+            if changed.count > Self.partitionReadLimit(indexedItems: indexed) { return nil }
             var reads: [(PartitionID, [StoreItem])] = []
-            for partition in Set(changes.partitions) where store.accessGroups.contains(partition.accessGroup) {
+            for partition in changed {
                 reads.append((partition, try store.readPartition(accessGroup: partition.accessGroup, account: partition.account).items))
             }
             let caughtUp = state.withLock { state -> CacheIndex? in
@@ -31,5 +36,10 @@ extension TokenCache {
             if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) { return index }
         }
         return nil
+    }
+
+    /// How many changed partitions catch-up reads one by one; past it, the caller reads the whole store.
+    static func partitionReadLimit(indexedItems: Int) -> Int {
+        max(32, indexedItems / 8)
     }
 }

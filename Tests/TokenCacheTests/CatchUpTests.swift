@@ -49,6 +49,30 @@ import Testing
         #expect(try first.accounts().count == 20)
     }
 
+    /// Past a share of the index, catching up one partition at a time would cost more than one
+    /// whole read: the engine reads the whole store instead, and answers the same.
+    @Test func manyChangedPartitionsAreReadWhole() throws {
+        let store = try PartitionedMemoryStore(groups: [Self.group])
+        let first = try TokenCache(store: store)
+        let second = try TokenCache(store: store)
+        for user in 0..<60 {
+            try first.save(Self.response(user: user, step: user), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        }
+        _ = try second.accounts()
+        try second.save(Self.response(user: 1, step: 1_000), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        #expect(try Self.accessToken(first, user: 1) == "at-1000")
+        let fullReads = store.fullReads
+        let partitionReads = store.partitionReads
+
+        for user in 0..<60 {
+            try second.save(Self.response(user: user, step: 2_000 + user), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        }
+        #expect(try Self.accessToken(first, user: 42) == "at-2042")
+        #expect(store.fullReads == fullReads + 1)
+        #expect(store.partitionReads == partitionReads)
+        #expect(try first.accounts().count == 60)
+    }
+
     @Test func deletionsByAnotherWriterDisappear() throws {
         let store = try PartitionedMemoryStore(groups: [Self.group])
         let first = try TokenCache(store: store)
