@@ -74,6 +74,14 @@ public protocol ItemStore: AnyObject, Sendable {
     /// `PartitionRead.swift`) takes the store's stamp and queries.
     func readPartition(accessGroup: String, account: String) throws -> PartitionRead
 
+    /// ``readPartition(accessGroup:account:)`` for each of `partitions`, answered in the same order:
+    /// what a cache loading the partitions of several environment aliases at once needs. A backend
+    /// over a network reads them in one round trip. Each answer is what `readPartition` would give
+    /// (its own revision), not a snapshot of all of them at one instant.
+    ///
+    /// The default implementation (in `PartitionRead.swift`) reads them one by one.
+    func readPartitions(_ partitions: [PartitionID]) throws -> [PartitionRead]
+
     /// The partitions committed to since `revision` (from an earlier answer), or, when `revision` is
     /// `nil`, the store's current revision and no partitions: take one before a full read to catch
     /// up from it later. `nil` when the store cannot tell (it keeps no history, or `revision` is not

@@ -20,4 +20,9 @@ extension ItemStore {
         let stamp = try changeStamp()
         return PartitionRead(items: try items(matching: ItemQuery(accessGroup: accessGroup, account: account)), revision: stamp)
     }
+
+    /// The default batched read: one ``readPartition(accessGroup:account:)`` per partition, in order.
+    public func readPartitions(_ partitions: [PartitionID]) throws -> [PartitionRead] {
+        try partitions.map { try readPartition(accessGroup: $0.accessGroup, account: $0.account) }
+    }
 }

@@ -14,6 +14,9 @@ final class RedisRouter: @unchecked Sendable {
     private(set) var isCluster: Bool?
     private var slots: [Endpoint?] = []
     private var slotMapStale = true
+    /// Changes whenever the slot map or the kind of server does: what a cached verdict on the
+    /// masters (e.g. tracking's health) must be checked against.
+    private(set) var mapVersion: UInt64 = 0
     private var connections: [Endpoint: RedisConnection] = [:]
     /// Called on every new connection (after login), e.g. to turn tracking on; a throw drops it.
     var onConnect: ((Endpoint, RedisConnection) throws(RedisError) -> Void)?
@@ -24,6 +27,9 @@ final class RedisRouter: @unchecked Sendable {
         self.configuration = configuration
         self.password = password
     }
+
+    /// Whether the next call asks the server what it is, or re-reads the slot map, first.
+    var needsDiscovery: Bool { isCluster != false && slotMapStale }
 
     /// The masters serving the keyspace: the one server, or every master in the slot map.
     func masters() throws(RedisError) -> [Endpoint] {
@@ -80,6 +86,7 @@ final class RedisRouter: @unchecked Sendable {
             switch redirect {
             case .moved(let movedSlot, let endpoint):
                 if movedSlot < slots.count { slots[movedSlot] = endpoint }
+                mapVersion &+= 1
                 slotMapStale = true
                 target = endpoint
             case .ask(let endpoint):
@@ -173,6 +180,7 @@ final class RedisRouter: @unchecked Sendable {
                     if message.contains("cluster support disabled") {
                         isCluster = false
                         slotMapStale = false
+                        mapVersion &+= 1
                         return
                     }
                     throw RedisError.server(endpoint: endpoint.description, operation: "CLUSTER SLOTS", message: message)
@@ -180,6 +188,7 @@ final class RedisRouter: @unchecked Sendable {
                 slots = try Self.slotMap(reply, asked: endpoint)
                 isCluster = true
                 slotMapStale = false
+                mapVersion &+= 1
                 return
             } catch {
                 lastError = error

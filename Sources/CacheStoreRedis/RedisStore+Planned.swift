@@ -36,27 +36,32 @@ extension RedisStore {
 
     /// One optimistic attempt on a standalone server: the result, or nil when another commit came
     /// between the plan's reads and the transaction (nothing was written).
+    ///
+    /// Two round trips while tracking knows the store's revision: the plan is made on that revision,
+    /// and one pipeline `WATCH`es the revision, reads it back to check it is still the one planned on
+    /// (every tokencache commit increments it, so equal means nothing was committed since) and reads
+    /// every touched partition under `WATCH`; then `MULTI`…`EXEC`. Without a known revision, one more
+    /// round trip comes first: `WATCH` and `GET` of the revision, then the plan.
     private func watchedAttempt(
         _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation], _ state: inout State
     ) throws -> BatchResult? {
-        let generation = tracking?.shared.withLock { $0.generation } ?? 0
+        let known = try knownRevision(&state)
+        let generation = known?.generation ?? tracking?.shared.withLock { $0.generation } ?? 0
         do {
-            // WATCH and GET in one round trip.
-            let watched = try state.router.run(
-                [[Data("WATCH".utf8), layout.revisionKey], [Data("GET".utf8), layout.revisionKey]], key: layout.revisionKey,
-                operation: "WATCH revision")
             let revision: UInt64
-            switch watched[1] {
-            case .null: revision = 0
-            case .string(let data) where UInt64(String(decoding: data, as: UTF8.self)) != nil:
-                revision = UInt64(String(decoding: data, as: UTF8.self))!
-            default:
-                throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "GET revision", got: watched[1].typeName)
+            if let known {
+                revision = known.revision
+            } else {
+                // WATCH and GET in one round trip.
+                let watched = try state.router.run(
+                    [[Data("WATCH".utf8), layout.revisionKey], [Data("GET".utf8), layout.revisionKey]], key: layout.revisionKey,
+                    operation: "WATCH revision")
+                revision = try parseRevision(watched[1])
             }
             let stamp = ChangeStamp(revision, generation)
             let batch = try plan(stamp) { try readAll(groups: accessGroups.all, &state) }
             guard !batch.isEmpty else {
-                _ = try state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
+                if known == nil { _ = try state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH") }
                 return BatchResult()
             }
             try accessGroups.check(batch)
@@ -65,19 +70,36 @@ extension RedisStore {
             var result = BatchResult()
             var commands: [[Data]] = []
             var written: [(RedisLayout.Partition, Change, UInt64)] = []
-            // Every partition read under WATCH, in one pipeline (one round trip: a single node).
+            // Every partition read under WATCH, in one pipeline (one round trip: a single node),
+            // after the revision's WATCH and check when the plan was made on the known revision.
             var reads: [(key: Data, command: [Data])] = []
+            if known != nil {
+                reads.append((layout.revisionKey, [Data("WATCH".utf8), layout.revisionKey]))
+                reads.append((layout.revisionKey, [Data("GET".utf8), layout.revisionKey]))
+            }
+            let first = reads.count
             for partition in order {
                 tracking?.know(partition)
                 reads.append((partition.key, [Data("WATCH".utf8), partition.key]))
                 reads.append((partition.key, readCommand(partition.key)))
             }
             let read = try state.router.runEach(reads, operation: "read partitions")
+            if let known, try parseRevision(read[1]) != known.revision {
+                // Committed to since tracking last knew: plan again on the server's revision.
+                _ = try state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
+                tracking?.shared.withLock { shared in
+                    if shared.generation == known.generation, shared.cachedRevision == known.revision { shared.cachedRevision = nil }
+                }
+                return nil
+            }
             for (index, partition) in order.enumerated() {
-                let current = try snapshot(read[2 * index + 1], group: partition.group, account: partition.account, key: partition.key)
+                let current = try snapshot(read[first + 2 * index + 1], group: partition.group, account: partition.account, key: partition.key)
                 guard let change = try simulate(operations[partition.key]!, on: current, counts: &result, &state) else { continue }
-                try listInGroup(change, partition: partition, &state)
                 let revision = change.revision(expected: current.revision)
+                // Listed in its group's index in the same transaction, so a full read never misses it.
+                if change.before.entries.isEmpty, !change.sets.isEmpty {
+                    commands.append([Data("SADD".utf8), layout.groupIndexKey(partition.group), Data(partition.id.utf8)])
+                }
                 commands += changeCommands(change, partition: partition, revision: revision, standalone: true)
                 written.append((partition, change, revision))
             }
@@ -108,6 +130,23 @@ extension RedisStore {
                 _ = try? state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
             }
             throw error
+        }
+    }
+
+    /// The store revision and tracking generation tracking vouches for now, without a round trip;
+    /// nil without tracking, while it is unhealthy, or before the revision was read.
+    private func knownRevision(_ state: inout State) throws -> (revision: UInt64, generation: UInt64)? {
+        guard let tracking, try healthy(&state) else { return nil }
+        return tracking.shared.withLock { shared in shared.cachedRevision.map { ($0, shared.generation) } }
+    }
+
+    private func parseRevision(_ reply: RedisValue) throws -> UInt64 {
+        switch reply {
+        case .null: return 0
+        case .string(let data) where UInt64(String(decoding: data, as: UTF8.self)) != nil:
+            return UInt64(String(decoding: data, as: UTF8.self))!
+        default:
+            throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "GET revision", got: reply.typeName)
         }
     }
 }

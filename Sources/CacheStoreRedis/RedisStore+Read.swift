@@ -107,20 +107,39 @@ extension RedisStore {
 
     /// The partition's items, from the tracking cache when it is current, else read (and cached).
     func cachedOrRead(_ partition: RedisLayout.Partition, _ state: inout State) throws -> RedisTracking.CachedPartition {
-        guard let tracking, try healthy(&state) else {
-            let snapshot = try readPartition(partition, &state)
-            let ordered = snapshot.ordered
-            return .init(revision: snapshot.revision, items: ordered.map(\.item), orders: ordered.map(\.order))
+        try cachedOrRead([partition], &state)[0]
+    }
+
+    /// The partitions' items, in order: each from the tracking cache when it is current, the others
+    /// read in one pipeline per node (and cached).
+    func cachedOrRead(_ partitions: [RedisLayout.Partition], _ state: inout State) throws -> [RedisTracking.CachedPartition] {
+        var answers = [RedisTracking.CachedPartition?](repeating: nil, count: partitions.count)
+        let tracked = try healthy(&state)
+        var generation: UInt64 = 0
+        if tracked, let tracking {
+            generation = tracking.shared.withLock { shared in
+                // A sliding lifetime needs the read to reach the server now and then; cached reads
+                // skip it, so with a lifetime the cache is used only for the revision check's benefit.
+                if configuration.lifetimeSeconds == nil {
+                    for (index, partition) in partitions.enumerated() { answers[index] = shared.partitions[partition.key] }
+                }
+                return shared.generation
+            }
         }
-        let (cached, generation) = tracking.shared.withLock { ($0.partitions[partition.key], $0.generation) }
-        // A sliding lifetime needs the read to reach the server now and then; cached reads skip it,
-        // so with a lifetime the cache is used only for the revision check's benefit.
-        if let cached, configuration.lifetimeSeconds == nil { return cached }
-        let snapshot = try readPartition(partition, &state)
-        let ordered = snapshot.ordered
-        let fresh = RedisTracking.CachedPartition(revision: snapshot.revision, items: ordered.map(\.item), orders: ordered.map(\.order))
-        remember(fresh, key: partition.key, ifGeneration: generation)
-        return fresh
+        let missing = answers.indices.filter { answers[$0] == nil }
+        guard !missing.isEmpty else { return answers.map { $0! } }
+        for index in missing { tracking?.know(partitions[index]) }
+        let replies = try state.router.runEach(
+            missing.map { (partitions[$0].key, readCommand(partitions[$0].key)) }, operation: "read partition")
+        for (index, reply) in zip(missing, replies) {
+            let partition = partitions[index]
+            let snapshot = try snapshot(reply, group: partition.group, account: partition.account, key: partition.key)
+            let ordered = snapshot.ordered
+            let fresh = RedisTracking.CachedPartition(revision: snapshot.revision, items: ordered.map(\.item), orders: ordered.map(\.order))
+            if tracked { remember(fresh, key: partition.key, ifGeneration: generation) }
+            answers[index] = fresh
+        }
+        return answers.map { $0! }
     }
 
     /// Caches a partition read while no invalidation arrived since `generation`.

@@ -36,6 +36,9 @@ public final class RedisStore: ItemStore {
         var lastRepair = Date.distantPast
         /// Damaged items the most recent full read skipped.
         var damagedInLastFullRead = 0
+        /// The tracking generation and slot-map version at which tracking was last found healthy:
+        /// while both are unchanged it still is (every change to what it depends on moves one).
+        var healthyAt: (generation: UInt64, mapVersion: UInt64)?
     }
 
     let state: StateLock<State>
@@ -134,6 +137,16 @@ public final class RedisStore: ItemStore {
         }
     }
 
+    /// ``readPartition(accessGroup:account:)`` for each: those tracking vouches for from memory, the
+    /// others in one pipeline per node (one round trip on a standalone server).
+    public func readPartitions(_ partitions: [PartitionID]) throws -> [PartitionRead] {
+        for partition in partitions { try accessGroups.check(partition.accessGroup) }
+        let keys = partitions.map { layout.partition(group: $0.accessGroup, account: $0.account) }
+        return try state.withLock { state throws in
+            try cachedOrRead(keys, &state).map { PartitionRead(items: $0.items, revision: ChangeStamp($0.revision)) }
+        }
+    }
+
     /// Whether other processes' changes currently reach this store without asking the server.
     public var isTrackingHealthy: Bool {
         guard let tracking else { return false }
@@ -177,8 +190,18 @@ public final class RedisStore: ItemStore {
     /// once a second).
     func healthy(_ state: inout State) throws(RedisError) -> Bool {
         guard let tracking else { return false }
+        // Enabling or losing tracking, a listener or a connection bumps the generation, and a new
+        // slot map the map version: unchanged, the last verdict holds (the warm path's shortcut).
+        let generation = tracking.shared.withLock { $0.generation }
+        if let last = state.healthyAt, last.generation == generation, last.mapVersion == state.router.mapVersion,
+           !state.router.needsDiscovery {
+            return true
+        }
         let masters = try state.router.masters()
-        if tracking.isHealthy(masters: masters) { return true }
+        if tracking.isHealthy(masters: masters) {
+            state.healthyAt = (generation, state.router.mapVersion)
+            return true
+        }
         guard Date().timeIntervalSince(state.lastRepair) >= 1 else { return false }
         state.lastRepair = Date()
         for endpoint in masters {

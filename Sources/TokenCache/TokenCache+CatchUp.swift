@@ -12,15 +12,12 @@ extension TokenCache {
         for _ in 0..<3 {
             guard let revision = state.withLock({ $0.stamp == nil ? nil : $0.revision }) else { return nil }
             guard let changes = try store.partitionChanges(since: revision) else { return nil }
-            let changed = Set(changes.partitions).filter { store.accessGroups.contains($0.accessGroup) }
+            let changed = Array(Set(changes.partitions).filter { store.accessGroups.contains($0.accessGroup) })
             // After a large import by another process one whole read is cheaper than a read per
             // partition (about six items' worth of decoding each).
             let indexed = state.withLock { $0.index.itemCount }
             if changed.count > Self.partitionReadLimit(indexedItems: indexed) { return nil }
-            var reads: [(PartitionID, [StoreItem])] = []
-            for partition in changed {
-                reads.append((partition, try store.readPartition(accessGroup: partition.accessGroup, account: partition.account).items))
-            }
+            let reads = zip(changed, try store.readPartitions(changed).map(\.items))
             let caughtUp = state.withLock { state -> CacheIndex? in
                 // Another thread moved the index to another revision meanwhile (a full read, or a
                 // catch-up of its own): these reads are not relative to it, so start over.

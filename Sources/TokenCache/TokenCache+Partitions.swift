@@ -3,7 +3,7 @@ import TokenCacheSchema
 
 /// Partition loading mode (``TokenCache/Configuration/Loading/partitions(limit:)``): the index holds
 /// only the partitions lookups touched. A lookup names what it needs (a ``PartitionNeed``); the
-/// first time, its partitions are read (one `readPartition` each) and the need is remembered as met,
+/// first time, its partitions are read (one `readPartitions` call) and the need is remembered as met,
 /// so the next identical lookup, while the store's stamp is unchanged, is one table probe away from
 /// the whole-store path. When the stamp changed, the loaded partitions are revalidated: re-read
 /// only those the store names as changed (`partitionChanges(since:)`), or all dropped when it
@@ -54,10 +54,8 @@ extension TokenCache {
         let (current, revision, epoch, loaded) = state.withLock { ($0.stamp, $0.revision, $0.loaded.epoch, $0.loaded.partitions) }
         if current == stamp { return epoch }
         if current != nil, let revision, let changes = try store.partitionChanges(since: revision) {
-            var reads: [(PartitionID, [StoreItem])] = []
-            for partition in Set(changes.partitions) where loaded[partition] != nil {
-                reads.append((partition, try store.readPartition(accessGroup: partition.accessGroup, account: partition.account).items))
-            }
+            let changed = Array(Set(changes.partitions).filter { loaded[$0] != nil })
+            let reads = zip(changed, try store.readPartitions(changed).map(\.items))
             return state.withLock { state in
                 // Another thread revalidated meanwhile: its index is at least as new.
                 guard state.loaded.epoch == epoch else { return state.loaded.epoch }
@@ -88,10 +86,9 @@ extension TokenCache {
     /// revalidated since `epoch` (then `false`: the reads may predate what it holds).
     private func ensureLoaded(_ partitions: [PartitionID], epoch: UInt64) throws -> Bool {
         let missing = state.withLock { state in partitions.filter { state.loaded.partitions[$0] == nil } }
-        var reads: [(PartitionID, [StoreItem])] = []
-        for partition in Set(missing) where store.accessGroups.contains(partition.accessGroup) {
-            reads.append((partition, try store.readPartition(accessGroup: partition.accessGroup, account: partition.account).items))
-        }
+        // One batched read: a store over a network answers every partition in one round trip.
+        let wanted = Array(Set(missing).filter { store.accessGroups.contains($0.accessGroup) })
+        let reads = zip(wanted, try store.readPartitions(wanted).map(\.items))
         return state.withLock { state in
             guard state.loaded.epoch == epoch else { return false }
             for (partition, items) in reads where state.loaded.partitions[partition] == nil {

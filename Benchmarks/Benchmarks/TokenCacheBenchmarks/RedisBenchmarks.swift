@@ -33,16 +33,14 @@ func registerRedisBenchmarks(_ dataset: Dataset) {
     let client = Once { try bench.client() }
 
     // What the engine's partition mode does on a cold partition, at the store level: the username's
-    // partitions from the lookup-key index, then each partition read (one HGETALL, payloads opened).
-    // Tracking off, so no read is served from the store's own cache.
+    // partitions from the lookup-key index, then those partitions read together (one pipeline of
+    // HGETALLs, payloads opened). Tracking off, so no read is served from the store's own cache.
     Benchmark("redis: cold partition lookup", configuration: one) { benchmark in
         let store = try coldStore.get()
         var index = 0
         for _ in benchmark.scaledIterations {
             index = (index &+ 7) % usernames.count
-            for partition in try store.partitions(withLookupKey: usernames[index]) ?? [] {
-                blackHole(try store.readPartition(accessGroup: partition.accessGroup, account: partition.account))
-            }
+            blackHole(try store.readPartitions(try store.partitions(withLookupKey: usernames[index]) ?? []))
         }
     }
 
@@ -130,9 +128,7 @@ func runLoadWorker(_ bench: RedisBench, _ dataset: Dataset, _ worker: String) ->
             for _ in 0..<100 {
                 if Double.random(in: 0..<1, using: &generator) < coldShare {
                     let username = usernames[Int.random(in: 0..<usernames.count, using: &generator)]
-                    for partition in try cold.partitions(withLookupKey: username) ?? [] {
-                        blackHole(try cold.readPartition(accessGroup: partition.accessGroup, account: partition.account))
-                    }
+                    blackHole(try cold.readPartitions(try cold.partitions(withLookupKey: username) ?? []))
                     colds += 1
                 } else {
                     blackHole(try cache.accessToken(queries[Int.random(in: 0..<queries.count, using: &generator)]))
