@@ -43,7 +43,7 @@ struct RedisLayout: Sendable {
     func lookupBucketKey(group: String, lookupKey: String) -> Data {
         let bucket = Self.digest([Data(lookupKey.utf8)]).prefix(2)
         let number = (Int(bucket, radix: 16) ?? 0) % Self.lookupBuckets
-        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(String(format: "%02x", number))".utf8)
+        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(Self.hex([UInt8(number)]))".utf8)
     }
 
     /// The key present once `group`'s lookup-key index is complete.
@@ -80,10 +80,24 @@ struct RedisLayout: Sendable {
     private static func digest(_ parts: [Data]) -> String {
         var hasher = SHA256()
         for part in parts {
-            hasher.update(data: withUnsafeBytes(of: UInt32(part.count).bigEndian, Array.init))
+            withUnsafeBytes(of: UInt32(part.count).bigEndian) { hasher.update(bufferPointer: $0) }
             hasher.update(data: part)
         }
-        return hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined()
+        return hex(hasher.finalize().prefix(16))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Lower-case hex, without `String(format:)` (every key names a digest: this is on every call).
+    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        let digits = hexDigits
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 

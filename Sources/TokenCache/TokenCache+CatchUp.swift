@@ -17,7 +17,7 @@ extension TokenCache {
             // partition (about six items' worth of decoding each).
             let indexed = state.withLock { $0.index.itemCount }
             if changed.count > Self.partitionReadLimit(indexedItems: indexed) { return nil }
-            let reads = zip(changed, try store.readPartitions(changed).map(\.items))
+            let reads = zip(changed, try changed.isEmpty ? [] : store.readPartitions(changed).map(\.items))
             let caughtUp = state.withLock { state -> CacheIndex? in
                 // Another thread moved the index to another revision meanwhile (a full read, or a
                 // catch-up of its own): these reads are not relative to it, so start over.

@@ -3,7 +3,8 @@ import TokenCacheSchema
 
 /// Partition loading mode (``TokenCache/Configuration/Loading/partitions(limit:)``): the index holds
 /// only the partitions lookups touched. A lookup names what it needs (a ``PartitionNeed``); the
-/// first time, its partitions are read (one `readPartitions` call) and the need is remembered as met,
+/// first time, its partitions are read (one `readPartitions` batch, and one more for the partitions
+/// those lead to, such as a username's accounts) and the need is remembered as met,
 /// so the next identical lookup, while the store's stamp is unchanged, is one table probe away from
 /// the whole-store path. When the stamp changed, the loaded partitions are revalidated: re-read
 /// only those the store names as changed (`partitionChanges(since:)`), or all dropped when it
@@ -55,7 +56,7 @@ extension TokenCache {
         if current == stamp { return epoch }
         if current != nil, let revision, let changes = try store.partitionChanges(since: revision) {
             let changed = Array(Set(changes.partitions).filter { loaded[$0] != nil })
-            let reads = zip(changed, try store.readPartitions(changed).map(\.items))
+            let reads = zip(changed, try changed.isEmpty ? [] : store.readPartitions(changed).map(\.items))
             return state.withLock { state in
                 // Another thread revalidated meanwhile: its index is at least as new.
                 guard state.loaded.epoch == epoch else { return state.loaded.epoch }
@@ -88,7 +89,7 @@ extension TokenCache {
         let missing = state.withLock { state in partitions.filter { state.loaded.partitions[$0] == nil } }
         // One batched read: a store over a network answers every partition in one round trip.
         let wanted = Array(Set(missing).filter { store.accessGroups.contains($0.accessGroup) })
-        let reads = zip(wanted, try store.readPartitions(wanted).map(\.items))
+        let reads = zip(wanted, try wanted.isEmpty ? [] : store.readPartitions(wanted).map(\.items))
         return state.withLock { state in
             guard state.loaded.epoch == epoch else { return false }
             for (partition, items) in reads where state.loaded.partitions[partition] == nil {

@@ -12,6 +12,15 @@ struct RedisRoundTripTests {
         items.first { $0.account == account }.map { String(decoding: $0.data, as: UTF8.self) }
     }
 
+    /// The keys are those docs/redis.md documents (digests in lower-case hex, zero-padded bucket).
+    @Test func keysAreTheDocumentedDigests() {
+        let layout = RedisLayout(prefix: "tc")
+        #expect(layout.partition(group: "group.a", account: "alice-env").key == Data("tc:p:{6fe1d2b060868ea35ecc67dbdac4ce6f}".utf8))
+        #expect(layout.groupIndexKey("group.a") == Data("tc:g:91700baf8ce571a108603cc73a566735".utf8))
+        #expect(layout.lookupBucketKey(group: "group.a", lookupKey: "alice@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:16".utf8))
+        #expect(layout.lookupBucketKey(group: "group.a", lookupKey: "user1@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:02".utf8))
+    }
+
     @Test(arguments: SharedRedis.present)
     func aPlanOvertakenByAnotherCommitIsMadeAgain(server: SharedRedis) throws {
         let configuration = try server.configuration()

@@ -79,6 +79,23 @@ import Testing
         #expect(store.fullReads == fullReads)
     }
 
+    /// A backend over a network answers each batch in one round trip: a cold lookup asks for its
+    /// partitions in a few batches, not one read per partition and environment alias.
+    @Test func aColdLookupReadsItsPartitionsInBatches() throws {
+        let store = try PartitionedMemoryStore(groups: [Self.group])
+        let writer = try TokenCache(store: store)
+        for user in 0..<20 { try Self.save(writer, user: user, step: user) }
+        let cache = try Self.engine(store, limit: 1_000)
+        var (batches, reads) = (store.batchReads, store.partitionReads)
+        #expect(try cache.account(username: "USER5@contoso.com")?.homeAccountId == "uid5.tid1")
+        #expect(store.batchReads - batches <= 2, "the username's own partitions, then its accounts' under every alias")
+        #expect(store.partitionReads - reads > store.batchReads - batches, "several partitions per batch")
+        (batches, reads) = (store.batchReads, store.partitionReads)
+        #expect(try CatchUpTests.accessToken(cache, user: 8) == "at-8")
+        #expect(store.batchReads - batches == 1)
+        #expect(store.partitionReads - reads > 1)
+    }
+
     @Test func partitionsBeyondTheLimitAreEvictedLeastRecentlyUsedFirst() throws {
         let store = try PartitionedMemoryStore(groups: [Self.group])
         let writer = try TokenCache(store: store)

@@ -22,6 +22,8 @@ final class PartitionedMemoryStore: ItemStore {
         var complete: Set<String> = []
         var fullReads = 0
         var partitionReads = 0
+        /// Calls of `readPartitions(_:)` (each also counts its partitions in `partitionReads`).
+        var batchReads = 0
         var keyQueries = 0
     }
 
@@ -38,6 +40,7 @@ final class PartitionedMemoryStore: ItemStore {
     var fullReads: Int { state.withLock { $0.fullReads } }
     var partitionReads: Int { state.withLock { $0.partitionReads } }
     var keyQueries: Int { state.withLock { $0.keyQueries } }
+    var batchReads: Int { state.withLock { $0.batchReads } }
     func lookupKeys(of partition: PartitionID) -> [String]? { state.withLock { $0.keys[partition] } }
     func isComplete(_ group: String) -> Bool { state.withLock { $0.complete.contains(group) } }
 
@@ -97,6 +100,11 @@ final class PartitionedMemoryStore: ItemStore {
                 items: try inner.items(matching: ItemQuery(accessGroup: accessGroup, account: account)),
                 revision: try inner.changeStamp())
         }
+    }
+
+    func readPartitions(_ partitions: [PartitionID]) throws -> [PartitionRead] {
+        state.withLock { $0.batchReads += 1 }
+        return try partitions.map { try readPartition(accessGroup: $0.accessGroup, account: $0.account) }
     }
 
     func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges? {
