@@ -78,10 +78,14 @@ extension RedisStore {
                 reads.append((layout.revisionKey, [Data("GET".utf8), layout.revisionKey]))
             }
             let first = reads.count
+            // A partition tracking holds a copy of is not read whole: its `.rev` read back under
+            // WATCH vouches for the copy (every change of its items moves it), and `.keys` comes along.
+            let copies = known == nil ? [:] : trackedCopies(of: order, generation: known!.generation)
             for partition in order {
                 tracking?.know(partition)
                 reads.append((partition.key, [Data("WATCH".utf8), partition.key]))
-                reads.append((partition.key, readCommand(partition.key)))
+                reads.append((partition.key, copies[partition.key] == nil
+                    ? readCommand(partition.key) : [Data("HMGET".utf8), partition.key, RedisLayout.revisionField, RedisLayout.lookupKeysField]))
             }
             let read = try state.router.runEach(reads, operation: "read partitions")
             if let known, try parseRevision(read[1]) != known.revision {
@@ -93,7 +97,19 @@ extension RedisStore {
                 return nil
             }
             for (index, partition) in order.enumerated() {
-                let current = try snapshot(read[first + 2 * index + 1], group: partition.group, account: partition.account, key: partition.key)
+                let reply = read[first + 2 * index + 1]
+                let current: Snapshot
+                if let copy = copies[partition.key] {
+                    guard let vouched = try snapshot(copy, revisionAndKeys: reply) else {
+                        // The copy is out of date (an invalidation still on its way): plan again.
+                        tracking?.shared.withLock { $0.partitions[partition.key] = nil }
+                        _ = try state.router.run([Data("UNWATCH".utf8)], key: layout.revisionKey, operation: "UNWATCH")
+                        return nil
+                    }
+                    current = vouched
+                } else {
+                    current = try snapshot(reply, group: partition.group, account: partition.account, key: partition.key)
+                }
                 guard let change = try simulate(operations[partition.key]!, on: current, counts: &result, &state) else { continue }
                 let revision = change.revision(expected: current.revision)
                 // Listed in its group's index in the same transaction, so a full read never misses it.
@@ -138,6 +154,38 @@ extension RedisStore {
     private func knownRevision(_ state: inout State) throws -> (revision: UInt64, generation: UInt64)? {
         guard let tracking, try healthy(&state) else { return nil }
         return tracking.shared.withLock { shared in shared.cachedRevision.map { ($0, shared.generation) } }
+    }
+
+    /// The copies tracking holds of `partitions`, while no invalidation arrived since `generation`
+    /// (none with a sliding lifetime: reads must then reach the server to slide it).
+    private func trackedCopies(of partitions: [RedisLayout.Partition], generation: UInt64) -> [Data: RedisTracking.CachedPartition] {
+        guard let tracking, configuration.lifetimeSeconds == nil else { return [:] }
+        return tracking.shared.withLock { shared in
+            guard shared.generation == generation else { return [:] }
+            var copies: [Data: RedisTracking.CachedPartition] = [:]
+            for partition in partitions { copies[partition.key] = shared.partitions[partition.key] }
+            return copies
+        }
+    }
+
+    /// The partition as its tracked copy holds it, with the keys read back; nil when the revision
+    /// read back (`HMGET .rev .keys`) is not the copy's.
+    private func snapshot(_ copy: RedisTracking.CachedPartition, revisionAndKeys reply: RedisValue) throws -> Snapshot? {
+        guard case .array(let values) = reply, values.count == 2 else {
+            throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "HMGET revision", got: reply.typeName)
+        }
+        let revision: UInt64? = switch values[0] {
+        case .null: 0
+        case .string(let text): UInt64(String(decoding: text, as: UTF8.self))
+        default: nil
+        }
+        guard revision == copy.revision else { return nil }
+        var snapshot = Snapshot(revision: copy.revision)
+        if case .string(let keys) = values[1] { snapshot.lookupKeys = RedisLookupKeys.decode(keys) ?? [] }
+        for (item, order) in zip(copy.items, copy.orders) {
+            snapshot.entries[RedisLayout.field(type: item.type, service: item.service)] = (item, order)
+        }
+        return snapshot
     }
 
     private func parseRevision(_ reply: RedisValue) throws -> UInt64 {

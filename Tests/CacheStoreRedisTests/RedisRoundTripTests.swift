@@ -44,6 +44,32 @@ struct RedisRoundTripTests {
     }
 
     @Test(arguments: SharedRedis.present)
+    func aTrackedCopyStandsInForThePartitionOnlyAtItsRevision(server: SharedRedis) throws {
+        let configuration = try server.configuration()
+        let store = try SharedRedis.open(configuration)
+        try store.save([item("gina-env", "at-1", data: "1"), item("gina-env", "at-2", data: "2")])
+        let created = try store.allItems().first { $0.service == "at-1" }?.created
+        _ = try store.changeStamp()
+        // Planned on the copy the store keeps of its own commit: counts and creation dates as a read gives.
+        var result = try store.applyPlanned { _, _ in [.save(item("gina-env", "at-1", data: "1b"))] }
+        #expect(result.replaced == 1 && result.added == 0)
+        // A copy that is not at the partition's revision (as while an invalidation is on its way) is
+        // not used: here it would make the save an addition.
+        let key = RedisLayout(prefix: configuration.prefix).partition(group: "group.a", account: "gina-env").key
+        store.tracking!.shared.withLock { shared in
+            shared.partitions[key]?.items = []
+            shared.partitions[key]?.orders = []
+            shared.partitions[key]?.revision &-= 1
+        }
+        result = try store.applyPlanned { _, _ in [.save(item("gina-env", "at-1", data: "1c"))] }
+        #expect(result.replaced == 1 && result.added == 0)
+        let items = try SharedRedis.open(configuration).allItems()
+        #expect(items.map(\.service) == ["at-1", "at-2"])
+        #expect(items.map { String(decoding: $0.data, as: UTF8.self) } == ["1c", "2"])
+        #expect(items.first?.created == created)
+    }
+
+    @Test(arguments: SharedRedis.present)
     func aPlannedWriteListsANewPartitionForFullReads(server: SharedRedis) throws {
         let configuration = try server.configuration()
         let store = try SharedRedis.open(configuration)
