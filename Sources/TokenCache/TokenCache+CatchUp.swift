@@ -35,7 +35,7 @@ extension TokenCache {
         return nil
     }
 
-    /// How many changed partitions catch-up reads one by one; past it, the caller reads the whole store.
+    /// How many changed partitions catch-up reads by partition; past it, the caller reads the whole store.
     static func partitionReadLimit(indexedItems: Int) -> Int {
         max(32, indexedItems / 8)
     }
