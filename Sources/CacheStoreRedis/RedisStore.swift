@@ -8,8 +8,8 @@ import Foundation
 /// whose key carries a hash tag, so it lives in one cluster slot; a set per access group lists its
 /// partitions; a counter is the store's revision (keys in ``RedisLayout`` and docs/redis.md).
 ///
-/// **Atomicity.** A batch's changes to one partition are one Lua script: checked against the
-/// partition's revision, written, and the revision bumped, all or nothing. A batch touching several
+/// **Atomicity.** A batch's changes to one partition are one `MULTI`/`EXEC` transaction under
+/// `WATCH` of the partition as read: written, and the revision bumped, all or nothing. A batch touching several
 /// partitions is applied partition by partition, in the order the batch first touches them; if it
 /// fails part way, the partitions already committed stay committed, the others are unchanged, and
 /// ``RedisError/partiallyApplied(committedPartitions:of:cause:)`` says so. Saves and deletes are
