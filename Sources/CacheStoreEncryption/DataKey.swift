@@ -1,3 +1,4 @@
+import CacheStore
 import Crypto
 import Foundation
 
@@ -35,7 +36,7 @@ public struct DataKey: Sendable, CustomStringConvertible {
         message.append(0)
         message.append(Data(value.utf8))
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: key)
-        return mac.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return lowercaseHex(mac.prefix(16))
     }
 
     /// A new random key from the system's secure random generator.
@@ -58,7 +59,7 @@ public struct DataKey: Sendable, CustomStringConvertible {
     }
 
     /// The identifier in hexadecimal, e.g. for `tokencache doctor`.
-    public var idHex: String { id.map { String(format: "%02x", $0) }.joined() }
+    public var idHex: String { lowercaseHex(id) }
 
     public var description: String { "DataKey(id: \(idHex))" }
 }

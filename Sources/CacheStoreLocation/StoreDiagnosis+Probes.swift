@@ -184,7 +184,7 @@ extension StoreDiagnosis {
         var check = Check(name: "items in \(group)", verdict: .ok,
                           detail: "\(count.total) item\(count.total == 1 ? "" : "s"), \(count.sealed) sealed")
         if let key {
-            let id = key.keyID.map { String(format: "%02x", $0) }.joined()
+            let id = lowercaseHex(key.keyID)
             if let source = selection.sources.first(where: { (try? $0.existingKey(for: group, id: key.keyID)) != nil }) {
                 check.detail += "; data key \(id) found in \(source)"
             } else {

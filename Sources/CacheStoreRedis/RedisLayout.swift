@@ -86,19 +86,8 @@ struct RedisLayout: Sendable {
         return hex(hasher.finalize().prefix(16))
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// Lower-case hex, without `String(format:)` (every key names a digest: this is on every call).
-    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        let digits = hexDigits
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    /// Lower-case hex (every key names a digest: this is on every call).
+    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String { lowercaseHex(bytes) }
 }
 
 /// The value of an item's hash field: everything but its identity, in a compact versioned form.

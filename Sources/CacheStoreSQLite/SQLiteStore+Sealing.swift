@@ -101,7 +101,7 @@ extension SQLiteStore {
                     }
                     guard found != nil else {
                         let error = EncryptionError.keyUnavailable(
-                            accessGroup: group, keyID: recorded.id.map { String(format: "%02x", $0) }.joined(),
+                            accessGroup: group, keyID: lowercaseHex(recorded.id),
                             keptIn: recorded.source, searched: encryption.keySources.map(\.description), storePath: connection.path)
                         prepared.unavailable[group] = error
                         prepared.status[group] = .unavailable(error)

@@ -34,7 +34,7 @@ struct PartitionKey: Hashable, Sendable {
             hasher.update(data: withUnsafeBytes(of: UInt32(part.count).bigEndian, Array.init))
             hasher.update(data: part)
         }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return lowercaseHex(hasher.finalize())
     }
 }
 

@@ -79,5 +79,5 @@ public final class SecretServiceKeySource: DataKeySource {
         return [("xdg:schema", "org.tokencache.DataKey"), ("access-group", group)]
     }
 
-    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+    static func hex(_ data: Data) -> String { lowercaseHex(data) }
 }

@@ -1,0 +1,14 @@
+/// Lower-case hex of `bytes`, for digests and key ids in keys, attributes and messages; without
+/// `String(format:)`, which formats one byte at a time and cost Redis keys most of a cold read.
+package func lowercaseHex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+    let digits: StaticString = "0123456789abcdef"
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.underestimatedCount * 2)
+    digits.withUTF8Buffer { digits in
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+    }
+    return String(decoding: out, as: UTF8.self)
+}
