@@ -1,4 +1,4 @@
-import CacheStore
+@_spi(Hex) import CacheStore
 import Crypto
 import Foundation
 

@@ -1,5 +1,5 @@
 import CSQLite
-import CacheStore
+@_spi(Hex) import CacheStore
 import CacheStoreEncryption
 import Foundation
 import Synchronization

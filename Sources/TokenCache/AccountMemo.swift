@@ -104,15 +104,21 @@ final class AccountMemo: Sendable {
         try Self.remember(key, in: fullListings, compute)
     }
 
-    /// `compute()` the first time `key` is asked for (unless carried and untouched), the remembered
-    /// answer afterwards.
-    func account(_ key: Key, _ compute: () -> CachedAccount?) -> CachedAccount? {
-        Self.remember(key, in: accounts) {
-            if let carried, !carried.changedHomes.contains(key.homeAccountId), let known = carried.accounts[key] {
-                return known
-            }
-            return compute()
-        }
+    /// The account answer for `key` known in this state, or carried from the state before and
+    /// untouched since; `nil` when it has to be built (then ``remember(_:for:)`` it).
+    ///
+    /// No closure for the build: one capturing the index made every hit copy the whole index
+    /// (290 ns a lookup instead of 165).
+    func knownAccount(_ key: Key) -> CachedAccount?? {
+        if let known = accounts.withLock({ $0[key] }) { return known }
+        guard let carried, !carried.changedHomes.contains(key.homeAccountId), let known = carried.accounts[key] else { return nil }
+        accounts.withLock { $0[key] = known }
+        return known
+    }
+
+    /// Records the answer built for `key`.
+    func remember(_ account: CachedAccount?, for key: Key) {
+        accounts.withLock { $0[key] = account }
     }
 
     // Inlined: left generic, it made every account lookup take 348 ns instead of 194.

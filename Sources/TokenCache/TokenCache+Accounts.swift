@@ -151,9 +151,11 @@ extension TokenCache {
 
     private func cachedAccount(homeAccountId: String, clientId: String?, environment: String?, index: CacheIndex) -> CachedAccount? {
         // Single accounts are asked for again and again between writes: each answer is built once.
-        index.memo.account(.init(homeAccountId: homeAccountId, clientId: clientId, environment: environment)) {
-            buildAccount(homeAccountId: homeAccountId, scope: AccountScope(clientId: clientId, environment: environment, engine: self, index: index), index: index)
-        }
+        let key = AccountMemo.Key(homeAccountId: homeAccountId, clientId: clientId, environment: environment)
+        if let known = index.memo.knownAccount(key) { return known }
+        let built = buildAccount(homeAccountId: homeAccountId, scope: AccountScope(clientId: clientId, environment: environment, engine: self, index: index), index: index)
+        index.memo.remember(built, for: key)
+        return built
     }
 
     /// What building accounts for one app and environment needs, worked out once per listing

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import CacheStore
+@_spi(Hex) import CacheStore
 
 @Suite struct HexTests {
     @Test func matchesFormattedBytes() {
