@@ -21,9 +21,16 @@ import Foundation
     public mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
         let count = bytes.count
         guard count > 15 else { return String(decoding: bytes, as: UTF8.self) }
-        // FNV-1a over the bytes: a few nanoseconds for a home account id.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        // Eight bytes at a time (the last word overlaps the one before): a few nanoseconds for a
+        // home account id. Only equal bytes are ever taken for each other, so the hash need not be strong.
+        var hash = UInt64(count) &* 0x9E37_79B9_7F4A_7C15
+        var offset = 0
+        while offset < count {
+            let word = bytes.loadUnaligned(fromByteOffset: Swift.min(offset, count - 8), as: UInt64.self)
+            hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash >> 29
+            offset += 8
+        }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash ^ (hash >> 32)) & mask
         while var known = slots[slot] {
