@@ -53,28 +53,24 @@ final class SQLiteStatement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    /// The column's text as bytes, valid until the row changes (empty for SQL NULL).
+    func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let text = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// The column's bytes, valid until the row changes; `nil` for SQL NULL.
+    func blobBytes(_ column: Int32) -> UnsafeRawBufferPointer? {
+        if isNull(column) { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: count)
+    }
+
     func string(_ column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-
-    /// Whether the column's text is exactly `string`'s UTF-8 bytes.
-    func textEquals(_ column: Int32, _ string: String) -> Bool {
-        guard let text = sqlite3_column_text(handle, column) else { return string.isEmpty }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        var string = string
-        return string.withUTF8 { bytes in bytes.count == count && (count == 0 || memcmp(bytes.baseAddress!, text, count) == 0) }
-    }
-
-    /// Whether the column's bytes are exactly `data`'s (SQL NULL equals only `nil`).
-    func dataEquals(_ column: Int32, _ data: Data?) -> Bool {
-        guard let data else { return isNull(column) }
-        if isNull(column) { return false }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard data.count == count else { return false }
-        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return true }
-        return data.withUnsafeBytes { memcmp($0.baseAddress!, bytes, count) == 0 }
     }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }

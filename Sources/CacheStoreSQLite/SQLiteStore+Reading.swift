@@ -20,6 +20,11 @@ extension SQLiteStore {
         let (sql, bind) = select(ItemQuery())
         let size = max(1, chunkSize)
         try state.withLock { state throws in
+            // A whole-store read visits every page once: read through a mapping of the file, each page
+            // costs no system call and no copy (a fifth of the reading thread's time on a large
+            // cache). Only for this read; a failure to map leaves SQLite reading as usual.
+            try? state.connection.execute("PRAGMA mmap_size = \(Self.wholeReadMapping)", "map the store for a whole read")
+            defer { try? state.connection.execute("PRAGMA mmap_size = 0", "unmap the store") }
             var chunk: [StoreItem] = []
             chunk.reserveCapacity(size)
             // One statement, so one read transaction: the chunks are one state of the store.
@@ -33,6 +38,9 @@ extension SQLiteStore {
             if !chunk.isEmpty { receive(chunk) }
         }
     }
+
+    /// The most of the file a whole read maps (SQLite reads any further pages as usual).
+    static let wholeReadMapping = 1 << 30
 
     /// The SELECT for `query` and its binder.
     func select(_ query: ItemQuery) -> (String, (SQLiteStatement) -> Void) {
@@ -89,51 +97,85 @@ extension SQLiteStore {
     /// Attribute values met so far in one read, which rows share: each is made once and retained
     /// by the rows that repeat it, instead of copied out of SQLite for every row. Rows come in the
     /// order they were written, so an account's items are usually together (one account string for
-    /// all of them) and a few credential ids recur as generics.
+    /// all of them), a few credential ids recur as generics, and each account repeats the services
+    /// of the one before (a service names the kind, client, realm and scopes, not the account).
     struct SharedAttributes {
         var groups: [String] = []
         var account: String?
         /// The most recently met generics, newest last; a handful at most.
         var generics: [Data] = []
         static let genericLimit = 8
+        /// The most recently met services, newest last.
+        var services: [String] = []
+        static let serviceLimit = 16
     }
 
-    /// The item in `row`, sharing attribute values with the rows before it.
+    /// The item in `row`, sharing attribute values with the rows before it. Each column's bytes are
+    /// fetched once and compared with the values kept (lengths first), without copying either side.
     static func item(from row: SQLiteStatement, shared: inout SharedAttributes) -> StoreItem {
         let type = row.int64(3)
+        let groupBytes = row.textBytes(0)
         let group: String
-        if let known = shared.groups.first(where: { row.textEquals(0, $0) }) {
+        if let known = shared.groups.first(where: { same($0, groupBytes) }) {
             group = known
         } else {
             group = row.string(0)
             shared.groups.append(group)
         }
         let account: String
-        if let previous = shared.account, row.textEquals(1, previous) {
+        if let previous = shared.account, same(previous, row.textBytes(1)) {
             account = previous
         } else {
             account = row.string(1)
             shared.account = account
         }
         let generic: Data?
-        if let known = shared.generics.last(where: { row.dataEquals(4, $0) }) {
-            generic = known
-        } else {
-            generic = row.data(4)
-            if let generic {
+        if let genericBytes = row.blobBytes(4) {
+            if let known = shared.generics.last(where: { same($0, genericBytes) }) {
+                generic = known
+            } else {
+                let made = row.data(4) ?? Data()
                 if shared.generics.count == SharedAttributes.genericLimit { shared.generics.removeFirst() }
-                shared.generics.append(generic)
+                shared.generics.append(made)
+                generic = made
             }
+        } else {
+            generic = nil
+        }
+        let serviceBytes = row.textBytes(2)
+        let service: String
+        if let known = shared.services.last(where: { same($0, serviceBytes) }) {
+            service = known
+        } else {
+            service = row.string(2)
+            if shared.services.count == SharedAttributes.serviceLimit { shared.services.removeFirst() }
+            shared.services.append(service)
         }
         return StoreItem(
             accessGroup: group,
             account: account,
-            service: row.string(2),
+            service: service,
             generic: generic,
             type: type == StoreSchema.absentType ? nil : UInt32(truncatingIfNeeded: type),
             data: row.data(5) ?? Data(),
             created: Date(timeIntervalSince1970: row.double(6)),
             modified: Date(timeIntervalSince1970: row.double(7))
         )
+    }
+
+    /// Whether `string`'s UTF-8 bytes are exactly `bytes`.
+    private static func same(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let utf8 = string.utf8
+        guard utf8.count == bytes.count else { return false }
+        if bytes.isEmpty { return true }
+        return utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            ?? utf8.elementsEqual(bytes)
+    }
+
+    /// Whether `data` is exactly `bytes`.
+    private static func same(_ data: Data, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard data.count == bytes.count else { return false }
+        if bytes.isEmpty { return true }
+        return data.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
     }
 }

@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+@_spi(Indexing) import TokenCacheSchema
 
 extension CacheIndex {
     /// Reads `store` and indexes its items: three stages that overlap, so opening a cache costs
@@ -23,6 +24,7 @@ extension CacheIndex {
                 var attributes: [StoreItem] = []
                 keys.reserveCapacity(chunk.count)
                 attributes.reserveCapacity(chunk.count)
+                var interner: StringInterner? = StringInterner(capacity: 128)
                 let entries = chunk.enumerated().map { position, item in
                     let identity = item.identity
                     keys.append(IdentityKey(identity))
@@ -30,7 +32,7 @@ extension CacheIndex {
                     var stripped = item
                     stripped.data = Data()
                     attributes.append(stripped)
-                    return entry(for: item, identity: identity, sequence: base + position)
+                    return entry(for: item, identity: identity, sequence: base + position, interner: &interner)
                 }
                 builder.deliver(number, items: attributes, keys: keys, entries: entries)
             }

@@ -282,14 +282,21 @@ struct CacheIndex: Sendable {
     }
 
     static func entry(for item: StoreItem, identity: ItemIdentity, sequence: Int) -> Entry {
+        var none: StringInterner? = nil
+        return entry(for: item, identity: identity, sequence: sequence, interner: &none)
+    }
+
+    /// With an `interner`, the strings of credentials read share storage with earlier ones (a whole
+    /// cache is read with one interner per chunk).
+    static func entry(for item: StoreItem, identity: ItemIdentity, sequence: Int, interner: inout StringInterner?) -> Entry {
         if let type = item.type, CredentialType(typeCode: type) != nil {
             // Credentials are most of a cache and are read partially here: the full read waits for
             // a lookup that returns one (CredentialBox).
             let credential: Credential
             let box: CredentialBox
             do {
-                credential = try Credential(indexing: item)
-                box = CredentialBox(stored: item)
+                credential = try Credential(indexing: item, interner: &interner)
+                box = CredentialBox(stored: item, identity: identity)
             } catch {
                 // The full read names the problem exactly (the partial one may have met a placeholder).
                 do {

@@ -1,4 +1,5 @@
 import CacheStore
+import Foundation
 @_spi(Indexing) import TokenCacheSchema
 
 /// A stored credential, shared by the index entry and every lookup result that found it, and
@@ -12,7 +13,8 @@ final class CredentialBox: Sendable {
     let identity: ItemIdentity
 
     private enum Content {
-        case stored(StoreItem)
+        /// The payload (the item's other attributes are ``identity``'s).
+        case stored(Data)
         case decoded(Credential)
     }
 
@@ -25,9 +27,9 @@ final class CredentialBox: Sendable {
     }
 
     /// A stored item whose partial read succeeded; decoded on first use.
-    init(stored item: StoreItem) {
-        identity = item.identity
-        content = StateLock(.stored(item))
+    init(stored item: StoreItem, identity: ItemIdentity) {
+        self.identity = identity
+        content = StateLock(.stored(item.data))
     }
 
     /// The credential, decoded now if this is the first read.
@@ -36,7 +38,10 @@ final class CredentialBox: Sendable {
             switch content {
             case .decoded(let credential):
                 return credential
-            case .stored(let item):
+            case .stored(let data):
+                let item = StoreItem(
+                    accessGroup: identity.accessGroup, account: identity.account, service: identity.service, type: identity.type,
+                    data: data)
                 let credential: Credential
                 do {
                     credential = try Credential(storeItem: item)

@@ -250,37 +250,6 @@ public struct Credential: SchemaItem {
         }
     }
 
-    /// Reads a stored credential item for an index: it accepts and rejects exactly the items
-    /// ``init(storeItem:)`` does, with the same values in the fields an index compares, and builds
-    /// only those. The payloads every writer stores (one flat object of plain strings) are read in
-    /// one pass without a JSON tree (``IndexingScanner``); others by the full grammar with the
-    /// fields it does not compare read as placeholders (``secret`` as `""` unless at most 15 bytes
-    /// long, so a tombstone is recognized). Other fields may be absent: the result is for matching
-    /// only; read the item with ``init(storeItem:)`` for its content.
-    @_spi(Indexing) public init(indexing item: StoreItem) throws(SchemaError) {
-        guard let kind = item.type.flatMap(CredentialType.init(typeCode:)) else {
-            throw .wrongItemType(expected: Self.storedKind, item: ItemReference(item))
-        }
-        if let scanned = IndexingScanner.credential(item.data, typeHint: kind) {
-            self = scanned
-            return
-        }
-        do {
-            try self.init(jsonObject: PayloadFields.object(from: item.data, building: Self.indexedFields), typeHint: kind)
-        } catch {
-            throw error.attaching(ItemReference(item))
-        }
-    }
-
-    /// The members ``init(indexing:)`` builds: those whose values an index compares, and those whose
-    /// value (not only its kind) decides whether the payload is valid (timestamps).
-    private static let indexedFields: Set<String> = [
-        Field.credentialType, Field.clientId, Field.homeAccountId, Field.environment, Field.realm, Field.target,
-        Field.familyId, Field.cachedAt, Field.expiresOn, Field.extendedExpiresOn, Field.extendedExpiresOnLegacy,
-        Field.refreshOn, Field.tokenType, Field.keyId, Field.keyIdSnakeCase, Field.keyIdGo, Field.requestedClaims,
-        Field.applicationIdentifier,
-    ]
-
     /// The payload object: ``additionalFields`` overlaid with every known field; `nil` fields absent.
     public var jsonObject: JSONObject {
         var object = additionalFields

@@ -37,11 +37,17 @@ enum IndexingScanner {
     /// The credential in `data` with its indexed fields (see ``Credential/init(indexing:)``), or
     /// `nil` when the payload is not one this scanner reads.
     static func credential(_ data: Data, typeHint: CredentialType) -> Credential? {
+        var none: StringInterner? = nil
+        return credential(data, typeHint: typeHint, interner: &none)
+    }
+
+    /// With an `interner`, the strings read (not the secret) are shared with the payloads it read before.
+    static func credential(_ data: Data, typeHint: CredentialType, interner: inout StringInterner?) -> Credential? {
         data.withUnsafeBytes { raw in
             withUnsafeTemporaryAllocation(of: Range<Int>?.self, capacity: names.count) { slots in
                 slots.initialize(repeating: nil)
                 guard scan(raw, into: slots) else { return nil }
-                return credential(raw, slots, typeHint: typeHint)
+                return credential(raw, slots, typeHint: typeHint, interner: &interner)
             }
         }
     }
@@ -130,10 +136,14 @@ enum IndexingScanner {
 
     /// Builds the credential from the recorded members; `nil` where the general reader must decide.
     private static func credential(
-        _ bytes: UnsafeRawBufferPointer, _ slots: UnsafeMutableBufferPointer<Range<Int>?>, typeHint: CredentialType
+        _ bytes: UnsafeRawBufferPointer, _ slots: UnsafeMutableBufferPointer<Range<Int>?>, typeHint: CredentialType,
+        interner: inout StringInterner?
     ) -> Credential? {
         func text(_ slot: Int) -> String? {
-            slots[slot].map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+            guard let range = slots[slot] else { return nil }
+            let value = UnsafeRawBufferPointer(rebasing: bytes[range])
+            if interner != nil { return interner!.string(value) }
+            return String(decoding: value, as: UTF8.self)
         }
         /// `.some(nil)` when absent; `nil` when present but not plain digits within range.
         func timestamp(_ slot: Int) -> Int64?? {
@@ -159,7 +169,7 @@ enum IndexingScanner {
             let refreshOn = timestamp(Slot.refreshOn)
         else { return nil }
         // As the full read: the secret is kept when short (a tombstone's is), as its placeholder otherwise.
-        let secret = secretRange.count <= 15 ? text(Slot.secret)! : ""
+        let secret = secretRange.count <= 15 ? String(decoding: UnsafeRawBufferPointer(rebasing: bytes[secretRange]), as: UTF8.self) : ""
         return Credential(
             credentialType: kind, secret: secret, clientId: text(Slot.clientId), homeAccountId: text(Slot.homeAccountId),
             environment: text(Slot.environment), realm: text(Slot.realm), target: text(Slot.target), familyId: text(Slot.familyId),
