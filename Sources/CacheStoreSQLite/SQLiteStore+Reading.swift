@@ -20,11 +20,9 @@ extension SQLiteStore {
         let (sql, bind) = select(ItemQuery())
         let size = max(1, chunkSize)
         try state.withLock { state throws in
-            // A whole-store read visits every page once: read through a mapping of the file, each page
-            // costs no system call and no copy (a fifth of the reading thread's time on a large
-            // cache). Only for this read; a failure to map leaves SQLite reading as usual.
-            try? state.connection.execute("PRAGMA mmap_size = \(Self.wholeReadMapping)", "map the store for a whole read")
-            defer { try? state.connection.execute("PRAGMA mmap_size = 0", "unmap the store") }
+            // Not through a mapping of the file (`mmap_size`), though it would save a system call
+            // per page: a file truncated by another process or an I/O error would then kill the
+            // process with SIGBUS instead of failing the read.
             var chunk: [StoreItem] = []
             chunk.reserveCapacity(size)
             // One statement, so one read transaction: the chunks are one state of the store.
@@ -38,9 +36,6 @@ extension SQLiteStore {
             if !chunk.isEmpty { receive(chunk) }
         }
     }
-
-    /// The most of the file a whole read maps (SQLite reads any further pages as usual).
-    static let wholeReadMapping = 1 << 30
 
     /// The SELECT for `query` and its binder.
     func select(_ query: ItemQuery) -> (String, (SQLiteStatement) -> Void) {
