@@ -84,11 +84,17 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Each response saved once before the saves are timed (not timed): the timed saves are those
+    // of users the cache knows, whether or not an earlier run this hour already saved them. A
+    // first save adds a user, and a run on a fresh dataset would otherwise time 64 of those.
+    let savesKnown = Once { for (response, request) in dataset.saves { try sqlite.save(response, for: request) } }
+
     // The listing built from the index, as after any change: a save (not timed) comes first.
+    let listingRotation = Rotation()
     Benchmark("all accounts, first after a save", configuration: .init(scalingFactor: .one)) { benchmark in
-        var index = 0
+        try savesKnown.get()
         for _ in benchmark.scaledIterations {
-            index = (index &+ 1) % dataset.saves.count
+            let index = listingRotation.next(by: 1, in: dataset.saves.count)
             let (response, request) = dataset.saves[index]
             try sqlite.save(response, for: request)
             benchmark.startMeasurement()
@@ -97,10 +103,11 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    let saveRotation = Rotation()
     Benchmark("save token response", configuration: .init(scalingFactor: .one)) { benchmark in
-        var index = 0
+        try savesKnown.get()
         for _ in benchmark.scaledIterations {
-            index = (index &+ 1) % dataset.saves.count
+            let index = saveRotation.next(by: 1, in: dataset.saves.count)
             let (response, request) = dataset.saves[index]
             blackHole(try sqlite.save(response, for: request))
         }
