@@ -165,7 +165,9 @@ let package = Package(
         ),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "TestSupport"]),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
-        .testTarget(name: "CacheStoreEncryptionTests", dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport"]),
+        .testTarget(
+            name: "CacheStoreEncryptionTests",
+            dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "CacheStoreSecretServiceTests",
             dependencies: [

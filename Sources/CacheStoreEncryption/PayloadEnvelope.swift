@@ -69,18 +69,27 @@ public enum PayloadEnvelope {
     /// `"tokencache item v1"`, then each identity string as a 4-byte big-endian length and its
     /// UTF-8 bytes, then the type: `0x00` when absent, or `0x01` and 4 bytes big-endian.
     static func associatedData(_ identity: ItemIdentity) -> Data {
-        var data = Data("tokencache item v1".utf8)
-        for part in [identity.accessGroup, identity.account, identity.service] {
-            let bytes = Data(part.utf8)
-            data.append(contentsOf: withUnsafeBytes(of: UInt32(bytes.count).bigEndian, Array.init))
-            data.append(bytes)
+        // Sized once and written in place: every seal and open builds one (a whole encrypted store
+        // is opened item by item).
+        var parts = [identity.accessGroup, identity.account, identity.service]
+        let size = adPrefix.count + parts.reduce(0) { $0 + 4 + $1.utf8.count } + (identity.type == nil ? 1 : 5)
+        var data = Data(capacity: size)
+        data.append(contentsOf: adPrefix)
+        func append(bigEndian value: UInt32) {
+            withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) }
+        }
+        for index in parts.indices {
+            append(bigEndian: UInt32(parts[index].utf8.count))
+            parts[index].withUTF8 { data.append(contentsOf: $0) }
         }
         if let type = identity.type {
             data.append(1)
-            data.append(contentsOf: withUnsafeBytes(of: type.bigEndian, Array.init))
+            append(bigEndian: type)
         } else {
             data.append(0)
         }
         return data
     }
+
+    private static let adPrefix = Array("tokencache item v1".utf8)
 }

@@ -1,5 +1,6 @@
 import CacheStore
 import CacheStoreEncryption
+import Crypto
 import Foundation
 import TestSupport
 import Testing
@@ -18,6 +19,32 @@ struct PayloadEnvelopeTests {
         #expect(try PayloadEnvelope.open(sealed, identity: identity, key: key) == payload)
         #expect(try PayloadEnvelope.seal(payload, identity: identity, key: key) != sealed, "a fresh nonce each time")
         #expect(try PayloadEnvelope.open(try PayloadEnvelope.seal(Data(), identity: identity, key: key), identity: identity, key: key) == Data())
+    }
+
+    /// An envelope built by hand from the documented layout (version, key id prefix, nonce,
+    /// ciphertext, tag; the identity authenticated as "tokencache item v1", each of group, account
+    /// and service as a 4-byte big-endian length and its UTF-8 bytes, then 1 and the type, or 0)
+    /// opens: stores sealed by any earlier build keep opening.
+    @Test(arguments: [UInt32?.some(2002), nil])
+    func theAuthenticatedIdentityKeepsItsLayout(type: UInt32?) throws {
+        let key = try DataKey(bytes: Data((0..<32).map { UInt8($0) }))
+        var identity = ItemIdentity(accessGroup: "com.microsoft.adalcache", account: "uid.utid-login.windows.net", service: "é-service", type: type)
+        var expected = Array("tokencache item v1".utf8)
+        for part in [identity.accessGroup, identity.account, identity.service] {
+            let bytes = Array(part.utf8)
+            expected += [UInt8(bytes.count >> 24), UInt8((bytes.count >> 16) & 0xFF), UInt8((bytes.count >> 8) & 0xFF), UInt8(bytes.count & 0xFF)]
+            expected += bytes
+        }
+        if let type {
+            expected += [1, UInt8(type >> 24), UInt8((type >> 16) & 0xFF), UInt8((type >> 8) & 0xFF), UInt8(type & 0xFF)]
+        } else {
+            expected += [0]
+        }
+        let box = try AES.GCM.seal(payload, using: key.key, nonce: try AES.GCM.Nonce(data: Data(repeating: 7, count: 12)), authenticating: expected)
+        let envelope = Data([PayloadEnvelope.currentVersion]) + key.id.prefix(8) + box.combined!
+        #expect(try PayloadEnvelope.open(envelope, identity: identity, key: key) == payload)
+        identity.service = "e-service"
+        #expect(throws: EncryptionError.self) { try PayloadEnvelope.open(envelope, identity: identity, key: key) }
     }
 
     @Test func theIdentityIsAuthenticated() throws {
