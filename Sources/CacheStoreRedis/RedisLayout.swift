@@ -43,7 +43,7 @@ struct RedisLayout: Sendable {
     func lookupBucketKey(group: String, lookupKey: String) -> Data {
         let bucket = Self.digest([Data(lookupKey.utf8)]).prefix(2)
         let number = (Int(bucket, radix: 16) ?? 0) % Self.lookupBuckets
-        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(Self.hex([UInt8(number)]))".utf8)
+        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(lowercaseHex([UInt8(number)]))".utf8)
     }
 
     /// The key present once `group`'s lookup-key index is complete.
@@ -83,11 +83,8 @@ struct RedisLayout: Sendable {
             withUnsafeBytes(of: UInt32(part.count).bigEndian) { hasher.update(bufferPointer: $0) }
             hasher.update(data: part)
         }
-        return hex(hasher.finalize().prefix(16))
+        return lowercaseHex(hasher.finalize().prefix(16))
     }
-
-    /// Lower-case hex (every key names a digest: this is on every call).
-    static func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String { lowercaseHex(bytes) }
 }
 
 /// The value of an item's hash field: everything but its identity, in a compact versioned form.

@@ -174,12 +174,7 @@ extension RedisStore {
         guard case .array(let values) = reply, values.count == 2 else {
             throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "HMGET revision", got: reply.typeName)
         }
-        let revision: UInt64? = switch values[0] {
-        case .null: 0
-        case .string(let text): UInt64(String(decoding: text, as: UTF8.self))
-        default: nil
-        }
-        guard revision == copy.revision else { return nil }
+        guard Self.revision(values[0]) == copy.revision else { return nil }
         var snapshot = Snapshot(revision: copy.revision)
         if case .string(let keys) = values[1] { snapshot.lookupKeys = RedisLookupKeys.decode(keys) ?? [] }
         for (item, order) in zip(copy.items, copy.orders) {
@@ -189,12 +184,18 @@ extension RedisStore {
     }
 
     private func parseRevision(_ reply: RedisValue) throws -> UInt64 {
-        switch reply {
-        case .null: return 0
-        case .string(let data) where UInt64(String(decoding: data, as: UTF8.self)) != nil:
-            return UInt64(String(decoding: data, as: UTF8.self))!
-        default:
+        guard let revision = Self.revision(reply) else {
             throw RedisError.unexpectedReply(endpoint: configuration.endpoint.description, operation: "GET revision", got: reply.typeName)
+        }
+        return revision
+    }
+
+    /// A revision as Redis holds it: absent is 0; anything but a decimal number is `nil`.
+    private static func revision(_ reply: RedisValue) -> UInt64? {
+        switch reply {
+        case .null: 0
+        case .string(let text): UInt64(String(decoding: text, as: UTF8.self))
+        default: nil
         }
     }
 }

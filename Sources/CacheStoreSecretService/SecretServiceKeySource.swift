@@ -30,10 +30,10 @@ public final class SecretServiceKeySource: DataKeySource {
     public func existingKey(for accessGroup: String, id: Data?) throws -> DataKey? {
         try withConnection { connection throws in
             var query = Self.attributes(accessGroup)
-            if let id { query.append(("key-id", Self.hex(id))) }
+            if let id { query.append(("key-id", lowercaseHex(id))) }
             var paths = try connection.search(query)
             if paths.isEmpty, let legacy = Self.legacyAttributes(accessGroup) {
-                paths = try connection.search(legacy + (id.map { [("key-id", Self.hex($0))] } ?? []))
+                paths = try connection.search(legacy + (id.map { [("key-id", lowercaseHex($0))] } ?? []))
             }
             // Of several keys for one group (two first openers at once), every process picks the same.
             guard let path = paths.min(), let secret = try connection.secrets([path])[path] else { return nil }
@@ -68,7 +68,7 @@ public final class SecretServiceKeySource: DataKeySource {
     static func attributes(_ group: String) -> [(String, String)] {
         [
             ("xdg:schema", "org.tokencache.DataKey"), ("access-group", SecretServiceStore.displayable(group)),
-            ("access-group-bytes", hex(Data(group.utf8))),
+            ("access-group-bytes", lowercaseHex(Data(group.utf8))),
         ]
     }
 
@@ -78,6 +78,4 @@ public final class SecretServiceKeySource: DataKeySource {
         guard !group.contains("\u{0}"), !group.contains("\u{FFFD}") else { return nil }
         return [("xdg:schema", "org.tokencache.DataKey"), ("access-group", group)]
     }
-
-    static func hex(_ data: Data) -> String { lowercaseHex(data) }
 }
