@@ -40,7 +40,8 @@ final class AccountMemo: Sendable {
     static let carryLimit = 256
 
     let carried: Carried?
-    let homeOrder = StateLock<[String]?>(nil)
+    /// This state's home account order, once computed (see ``homeOrder(_:)``).
+    let knownHomeOrder = StateLock<[String]?>(nil)
     let accounts = StateLock<[Key: CachedAccount?]>([:])
     /// Unified accounts only (what is carried); `fullListings` adds the legacy ADAL accounts.
     let listings = StateLock<[ListingKey: [CachedAccount]]>([:])
@@ -59,7 +60,7 @@ final class AccountMemo: Sendable {
         var base: Carried
         let ownAccounts = accounts.withLock { $0 }
         let ownListings = listings.withLock { $0 }
-        let ownOrder = homeOrder.withLock { $0 }
+        let ownOrder = knownHomeOrder.withLock { $0 }
         if !ownListings.isEmpty || !ownAccounts.isEmpty || ownOrder != nil {
             base = Carried(accounts: ownAccounts, listings: ownListings, homeOrder: ownOrder)
         } else if let carried {
@@ -75,14 +76,14 @@ final class AccountMemo: Sendable {
 
     /// The home account order: this state's, else the carried one when no change moved it.
     func homeOrder(_ compute: () -> [String]) -> [String] {
-        if let order = homeOrder.withLock({ $0 }) { return order }
+        if let order = knownHomeOrder.withLock({ $0 }) { return order }
         let order: [String]
         if let carried, !carried.orderChanged, let previous = carried.homeOrder {
             order = previous
         } else {
             order = compute()
         }
-        homeOrder.withLock { $0 = order }
+        knownHomeOrder.withLock { $0 = order }
         return order
     }
 

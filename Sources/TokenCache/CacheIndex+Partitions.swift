@@ -7,12 +7,12 @@ import Foundation
 struct PartitionMembers: Sendable {
     private(set) var members: [PartitionID: [CacheIndex.IdentityKey]] = [:]
 
-    mutating func insert(_ key: CacheIndex.IdentityKey, of item: StoreItem) {
-        members[item.partition, default: []].append(key)
+    mutating func insert(_ key: CacheIndex.IdentityKey) {
+        members[key.identity.partition, default: []].append(key)
     }
 
-    mutating func remove(_ key: CacheIndex.IdentityKey, of item: StoreItem) {
-        let partition = item.partition
+    mutating func remove(_ key: CacheIndex.IdentityKey) {
+        let partition = key.identity.partition
         guard var list = members[partition], let position = list.firstIndex(of: key) else { return }
         list.remove(at: position)
         members[partition] = list.isEmpty ? nil : list
@@ -27,6 +27,7 @@ extension ItemIdentity {
 extension CacheIndex {
     /// How many items the index holds in `partition`.
     mutating func itemCount(in partition: PartitionID) -> Int {
+        absorbDeferred(account: partition.account)
         ensurePartitionMembers()
         return partitionMembers!.members[partition]?.count ?? 0
     }
@@ -36,7 +37,7 @@ extension CacheIndex {
     mutating func ensurePartitionMembers() {
         guard partitionMembers == nil else { return }
         var members = PartitionMembers()
-        for (key, stored) in entries { members.insert(key, of: stored.item) }
+        for key in entries.keys { members.insert(key) }
         partitionMembers = members
     }
 
@@ -50,6 +51,7 @@ extension CacheIndex {
     /// read from one replaced in place; such an item may keep its old place, which only changes the
     /// order of listings and which of two otherwise equal answers comes first.)
     mutating func replacePartition(_ partition: PartitionID, with items: [StoreItem]) {
+        absorbDeferred(account: partition.account)
         ensurePartitionMembers()
         let fresh = Set(items.map { IdentityKey($0.identity) })
         let stale = (partitionMembers!.members[partition] ?? []).filter { !fresh.contains($0) }
@@ -62,7 +64,7 @@ extension CacheIndex {
             let key = IdentityKey(item.identity)
             let sequence: Int
             if !appending, let old = entries[key], old.sequence > lastKept,
-                old.item.created == nil || old.item.created == item.created
+                old.created == nil || old.created == item.created
             {
                 sequence = old.sequence
                 lastKept = old.sequence

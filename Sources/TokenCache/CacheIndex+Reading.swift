@@ -6,8 +6,11 @@ extension CacheIndex {
     /// Reads `store` and indexes its items: three stages that overlap, so opening a cache costs
     /// little more than the longest of them. The calling thread reads the store (serially: one
     /// consistent read) and hands over chunks of items; other cores decode each chunk (JSON, keyed
-    /// archives); one serial builder adds the decoded chunks to the index in the store's order.
-    static func read(from store: any ItemStore) throws -> CacheIndex {
+    /// archives); one serial builder files the decoded chunks in the index in the store's order.
+    ///
+    /// Access tokens stored under an account attribute of one of `hosts` (the known clouds' hosts)
+    /// are read but not decoded (see ``DeferredAccessTokens``).
+    static func read(from store: any ItemStore, deferringUnder hosts: [String]) throws -> CacheIndex {
         let chunkSize = 256
         let decoding = DispatchGroup()
         let builder = Builder()
@@ -21,86 +24,132 @@ extension CacheIndex {
             count += chunk.count
             DispatchQueue.global().async(group: decoding) {
                 var keys: [IdentityKey] = []
-                var attributes: [StoreItem] = []
+                var stored: [Stored] = []
                 keys.reserveCapacity(chunk.count)
-                attributes.reserveCapacity(chunk.count)
+                stored.reserveCapacity(chunk.count)
+                // Access tokens are kept as read, in runs of one account attribute (a store's rows
+                // come an account at a time, so most chunks hold a run or two).
+                var runs: [Run] = []
+                var lastAccount: (stored: String, normalized: String, split: (home: String, environment: String)?)?
                 var interner: StringInterner? = StringInterner(capacity: 128)
-                let entries = chunk.enumerated().map { position, item in
+                for (position, item) in chunk.enumerated() {
+                    let sequence = base + position
+                    if DeferredAccessTokens.defers(type: item.type) {
+                        if lastAccount?.stored != item.account {
+                            let normalized = ItemKey.normalized(item.account)
+                            lastAccount = (item.account, normalized, DeferredAccessTokens.split(account: normalized, hosts: hosts))
+                        }
+                        if let account = lastAccount, let split = account.split {
+                            if runs.last?.account == account.normalized {
+                                runs[runs.count - 1].items.append(.init(item: item, sequence: sequence))
+                            } else {
+                                runs.append(Run(account: account.normalized, home: split.home, environment: split.environment,
+                                                items: [.init(item: item, sequence: sequence)]))
+                            }
+                            continue
+                        }
+                    }
                     let identity = item.identity
                     keys.append(IdentityKey(identity))
-                    // The index keeps attributes only; the payload is let go here, on this core.
-                    var stripped = item
-                    stripped.data = Data()
-                    attributes.append(stripped)
-                    return entry(for: item, identity: identity, sequence: base + position, interner: &interner)
+                    // The payload is let go here, on this core (a credential's box keeps what it needs).
+                    let entry = entry(for: item, identity: identity, sequence: sequence, interner: &interner)
+                    stored.append(Stored(item, sequence: sequence, entry: entry))
                 }
-                builder.deliver(number, items: attributes, keys: keys, entries: entries)
+                builder.deliver(number, keys: keys, stored: stored, deferred: runs)
             }
         }
         decoding.wait()
-        return builder.finish()
+        return builder.finish(count: count)
     }
 
-    /// The last stage of ``read(from:)``: receives decoded chunks in any order and files them in the
-    /// lookup maps in chunk order, on its own serial queue. The identity map is filled once the
-    /// count is known (``finish()``), so it is allocated once instead of grown a dozen times.
+    /// Access tokens of one account attribute, next to each other in the store's order.
+    struct Run: Sendable {
+        let account: String
+        let home: String
+        let environment: String
+        var items: [DeferredAccessTokens.Item]
+    }
+
+    /// The last stage of ``read(from:deferringUnder:)``: receives decoded chunks in any order and files them in the
+    /// identity map and the lookup maps in chunk order, on its own serial queue, while later chunks
+    /// are still being read and decoded.
     final class Builder: @unchecked Sendable {
-        private typealias Chunk = (items: [StoreItem], keys: [IdentityKey], entries: [Entry])
-        // `index`, `ready`, `filed` and `next` are only touched on `queue` (and by `finish` after `sync`).
+        // `index`, `ready`, `displaced` and `next` are only touched on `queue` (and by `finish` after `sync`).
         private let queue = DispatchQueue(label: "tokencache.index-builder")
         private var index = CacheIndex(items: [])
-        private var ready: [Int: Chunk] = [:]
-        /// The chunks placed in the lookup maps, in order.
-        private var filed: [Chunk] = []
+        private var ready: [Int: (keys: [IdentityKey], stored: [Stored], deferred: [Run])] = [:]
+        /// Deferred access tokens by normalized account attribute, in store order.
+        private var deferred: [String: Run] = [:]
+        private var deferredCount = 0
+        /// Home accounts with access tokens decoded here (of an environment that is not deferred).
+        private var eagerAccessTokenHomes: Set<String> = []
+        /// Items a later item of the same identity replaced in the identity map (a store that
+        /// returned an identity twice); the lookup maps still hold both.
+        private var displaced: [(key: IdentityKey, stored: Stored)] = []
         private var next = 0
 
-        func deliver(_ number: Int, items: [StoreItem], keys: [IdentityKey], entries: [Entry]) {
+        func deliver(
+            _ number: Int, keys: [IdentityKey], stored: [Stored], deferred: [Run]
+        ) {
             queue.async {
-                self.ready[number] = (items, keys, entries)
+                self.ready[number] = (keys, stored, deferred)
                 while let chunk = self.ready.removeValue(forKey: self.next) {
-                    for position in chunk.items.indices {
-                        self.index.place(chunk.entries[position]) { chunk.keys[position].identity }
+                    for run in chunk.deferred {
+                        if self.deferred[run.account] == nil {
+                            self.deferred[run.account] = run
+                        } else {
+                            self.deferred[run.account]!.items.append(contentsOf: run.items)
+                        }
+                        self.deferredCount += run.items.count
                     }
-                    self.filed.append(chunk)
+                    for position in chunk.keys.indices {
+                        let key = chunk.keys[position]
+                        let value = chunk.stored[position]
+                        if case .credential(let credential) = value.entry, credential.isAccessToken {
+                            self.eagerAccessTokenHomes.insert(credential.homeAccountId)
+                        }
+                        self.index.place(value.entry) { key.identity }
+                        if let other = self.index.entries.updateValue(value, forKey: key) {
+                            self.displaced.append((key, other))
+                        }
+                    }
                     self.next += 1
                 }
             }
         }
 
-        /// The index, once every chunk was delivered.
-        func finish() -> CacheIndex {
+        /// The index, once every chunk (`count` items in all) was delivered.
+        func finish(count: Int) -> CacheIndex {
             queue.sync {
-                var count = filed.reduce(0) { $0 + $1.items.count }
-                index.entries.reserveCapacity(count)
                 index.nextSequence = count
-                // Moved out of the chunks (last first: the order of a dictionary's insertions does not
-                // matter), not copied: a copy would touch every item's strings again.
-                var displaced: [(key: IdentityKey, item: StoreItem, sequence: Int, entry: Entry)] = []
-                while var chunk = filed.popLast() {
-                    while let attributes = chunk.items.popLast(), let key = chunk.keys.popLast(), let entry = chunk.entries.popLast() {
-                        count -= 1
-                        if let other = index.entries.updateValue((attributes, count, entry), forKey: key) {
-                            displaced.append((key, other.item, other.sequence, other.entry))
-                        }
-                    }
+                var built = displaced.isEmpty ? index : Self.serialIndex(index, displaced)
+                built.deferredHomes.reserveCapacity(deferred.count)
+                built.deferred.reserveCapacity(deferred.count)
+                for run in deferred.values {
+                    built.deferred[run.home, default: []].append(
+                        DeferredAccessTokens(account: run.account, environment: run.environment, items: run.items))
+                    built.deferredHomes[run.account] = run.home
                 }
-                return displaced.isEmpty ? index : Self.serialIndex(index, displaced)
+                built.deferredCount = deferredCount
+                // A home account's access tokens are all deferred or all decoded (see
+                // CacheIndex.absorbDeferred(before:)).
+                for home in eagerAccessTokenHomes { _ = built.absorbDeferred(homeAccountId: home) }
+                return built
             }
         }
 
         /// The index built item by item, in store order, as ``CacheIndex/insert(_:)`` would build it
         /// (the later of two items with one identity wins): for a store that returned an identity
         /// twice, which the lookup maps filed so far do not account for.
-        private static func serialIndex(
-            _ partial: CacheIndex, _ displaced: [(key: IdentityKey, item: StoreItem, sequence: Int, entry: Entry)]
-        ) -> CacheIndex {
-            let all = (partial.entries.map { ($0.key, $0.value.item, $0.value.sequence, $0.value.entry) } + displaced)
-                .sorted { $0.2 < $1.2 }
+        private static func serialIndex(_ partial: CacheIndex, _ displaced: [(key: IdentityKey, stored: Stored)]) -> CacheIndex {
+            let all = (partial.entries.map { ($0.key, $0.value) } + displaced).sorted { $0.1.sequence < $1.1.sequence }
             var index = CacheIndex(items: [])
-            for (key, item, _, entry) in all {
-                index.add(item, key: key, sequence: index.nextSequence, entry: entry)
-                index.nextSequence += 1
+            // Each item keeps the position it was read at (its entry was decoded with it, and the
+            // deferred access tokens are numbered in the same sequence).
+            for (key, stored) in all {
+                index.add(stored.attributes(key), key: key, sequence: stored.sequence, entry: stored.entry)
             }
+            index.nextSequence = partial.nextSequence
             return index
         }
     }

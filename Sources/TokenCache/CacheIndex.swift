@@ -68,15 +68,51 @@ struct CacheIndex: Sendable {
         func hash(into hasher: inout Hasher) { hasher.combine(hash) }
     }
 
-    /// Every indexed item's attributes, position and contribution, by identity.
-    var entries: [IdentityKey: (item: StoreItem, sequence: Int, entry: Entry)] = [:]
+    /// What the index keeps of one stored item besides its identity (the key it is filed under):
+    /// the attributes a query can match, its position and its contribution. Kept small: a cache of
+    /// 100,000 items has a slot like this for each, and every open fills them.
+    struct Stored: Sendable {
+        var generic: Data?
+        /// When the store recorded it; `nil` when it records none (and for the engine's own writes).
+        var created: Date?
+        var sequence: Int
+        var entry: Entry
+
+        init(_ item: StoreItem, sequence: Int, entry: Entry) {
+            generic = item.generic
+            created = item.created
+            self.sequence = sequence
+            self.entry = entry
+        }
+
+        /// The item's attributes (no payload), as query matching needs them.
+        func attributes(_ key: IdentityKey) -> StoreItem {
+            let identity = key.identity
+            return StoreItem(
+                accessGroup: identity.accessGroup, account: identity.account, service: identity.service, generic: generic,
+                type: identity.type, data: Data(), created: created)
+        }
+    }
+
+    /// Every indexed item, by identity.
+    var entries: [IdentityKey: Stored] = [:]
     var nextSequence = 0
     /// The identities of each partition, built on the first partition replacement (see
     /// `CacheIndex+Partitions.swift`) and kept by `add` and `remove` from then on.
     var partitionMembers: PartitionMembers?
 
+    /// Access tokens read but not decoded yet, by normalized home account id, a box per account
+    /// attribute (see ``DeferredAccessTokens``); not in ``entries`` or the lookup maps until absorbed.
+    var deferred: [String: [DeferredAccessTokens]] = [:]
+    /// The home account of each deferred box's normalized account attribute.
+    var deferredHomes: [String: String] = [:]
+    /// Home accounts whose deferred access tokens a call read (from this index or a copy).
+    let deferredUse = DeferredUse()
+    /// How many items ``deferred`` holds.
+    var deferredCount = 0
+
     /// How many items the index holds.
-    var itemCount: Int { entries.count }
+    var itemCount: Int { entries.count + deferredCount }
 
     /// Indexes `items`, in this order; large inputs are decoded on every core.
     init(items: [StoreItem]) {
@@ -145,7 +181,8 @@ struct CacheIndex: Sendable {
                 if let identity = query.identity {
                     remove(identity)
                 } else {
-                    for (key, stored) in entries where query.matches(stored.item) { remove(key.identity) }
+                    if let account = query.account { absorbDeferred(account: account) } else { absorbAllDeferred() }
+                    for (key, stored) in entries where query.matches(stored.attributes(key)) { remove(key.identity) }
                 }
             case .setLookupKeys, .declareLookupKeysComplete:
                 break
@@ -163,6 +200,7 @@ struct CacheIndex: Sendable {
     /// the position it was decoded for).
     private mutating func insert(_ item: StoreItem, decoded: Entry?) {
         let identity = item.identity
+        absorbDeferred(account: identity.account)
         let key = IdentityKey(identity)
         let sequence: Int
         let existing = entries[key]
@@ -182,16 +220,16 @@ struct CacheIndex: Sendable {
     /// Records `entry` for `item` at `sequence` and places it in the lookup maps.
     mutating func add(_ item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry) {
         let identity = key.identity
+        absorbDeferred(before: entry)
         // The payload is not kept: entries hold attributes for query matching only.
-        var attributes = item
-        attributes.data = Data()
-        if let replaced = entries.updateValue((attributes, sequence, entry), forKey: key) {
+        let stored = Stored(item, sequence: sequence, entry: entry)
+        if let replaced = entries.updateValue(stored, forKey: key) {
             // Only reached if a store returned an identity twice: the later item wins, as in insert.
             entries[key] = replaced
             remove(identity)
-            entries[key] = (attributes, sequence, entry)
+            entries[key] = stored
         }
-        partitionMembers?.insert(key, of: item)
+        partitionMembers?.insert(key)
         place(entry) { identity }
     }
 
@@ -242,6 +280,7 @@ struct CacheIndex: Sendable {
 
     /// Takes out whatever `identity` contributed.
     mutating func remove(_ identity: ItemIdentity) {
+        absorbDeferred(account: identity.account)
         guard let stored = entries[IdentityKey(identity)] else { return }
         let probe = accountProbe(of: [stored.entry])
         removeEntry(identity)
@@ -250,8 +289,9 @@ struct CacheIndex: Sendable {
 
     /// Takes out whatever `identity` contributed, leaving the memo to the caller.
     mutating func removeEntry(_ identity: ItemIdentity) {
-        guard let (item, _, entry) = entries.removeValue(forKey: IdentityKey(identity)) else { return }
-        partitionMembers?.remove(IdentityKey(identity), of: item)
+        absorbDeferred(account: identity.account)
+        guard let entry = entries.removeValue(forKey: IdentityKey(identity))?.entry else { return }
+        partitionMembers?.remove(IdentityKey(identity))
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
             guard var list = map[key] else { return }
             list.removeAll(where: matches)
@@ -307,6 +347,16 @@ struct CacheIndex: Sendable {
                 }
             }
             if credential.isTombstone { return .tombstone }
+            // An access token is found through the account attribute it is stored under (see
+            // DeferredAccessTokens); one whose payload names another account could be found or not
+            // depending on which accounts were asked for first, so it is never found.
+            if DeferredAccessTokens.defers(type: type),
+                ItemKey.normalized(credential.homeAccountId ?? "") + "-" + ItemKey.normalized(credential.environment ?? "")
+                    != ItemKey.normalized(identity.account)
+            {
+                return .unreadable(.invalidField(
+                    "home_account_id", reason: "and environment do not make the item's account attribute", item: ItemReference(item)))
+            }
             return .credential(IndexedCredential(credential, box: box, sequence: sequence))
         }
         let decoded: UnifiedItem

@@ -75,6 +75,9 @@ public struct CloudAliases: Sendable {
         aliasesByHost = lists
     }
 
+    /// Every host of every cloud, lower-cased.
+    var hosts: [String] { Array(cloudByHost.keys) }
+
     /// The cloud `environment` belongs to, if known (case-insensitive).
     public func cloud(for environment: String) -> Cloud? {
         position(of: environment).map { clouds[$0] }

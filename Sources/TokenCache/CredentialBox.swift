@@ -15,7 +15,9 @@ final class CredentialBox: Sendable {
     private enum Content {
         /// The payload (the item's other attributes are ``identity``'s).
         case stored(Data)
-        case decoded(Credential)
+        /// Boxed: a credential is a few hundred bytes, and inline it would make every box that
+        /// size, decoded or not (most never are).
+        indirect case decoded(Credential)
     }
 
     private let content: StateLock<Content>

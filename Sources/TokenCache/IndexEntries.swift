@@ -47,6 +47,10 @@ final class IndexedCredential: Sendable, Sequenced {
     /// Position in the store's order (first added first); a replaced item keeps its position.
     let sequence: Int
 
+    /// Whether this is an access token (2001, or 2007 with an auth scheme): filed by
+    /// ``accessTokenKey``, and deferred at open (``DeferredAccessTokens``).
+    var isAccessToken: Bool { credentialType == .accessToken || credentialType == .accessTokenWithAuthScheme }
+
     var accessTokenKey: CacheIndex.AccessTokenKey {
         CacheIndex.AccessTokenKey(homeAccountId: homeAccountId, clientId: clientId, realm: realm)
     }

@@ -19,19 +19,17 @@ extension TokenCache {
     func accessToken(_ query: AccessTokenQuery, in index: CacheIndex) throws -> FoundAccessToken? {
         let homeAccountId = ItemKey.normalized(query.homeAccountId)
         let realm = resolvedRealm(query.realm, homeAccountId: homeAccountId)
+        let aliases = configuration.clouds.aliases(for: query.environment)
         let candidates: [IndexedCredential]
         if let realm {
-            candidates = index.accessTokens[CacheIndex.AccessTokenKey(
-                homeAccountId: homeAccountId, clientId: ItemKey.normalized(query.clientId), realm: realm)] ?? []
+            candidates = index.accessTokens(
+                CacheIndex.AccessTokenKey(homeAccountId: homeAccountId, clientId: ItemKey.normalized(query.clientId), realm: realm),
+                environments: aliases)
         } else {
-            let clientId = ItemKey.normalized(query.clientId)
-            candidates = index.accessTokens.lazy
-                .filter { $0.key.homeAccountId == homeAccountId && $0.key.clientId == clientId }
-                .flatMap(\.value)
+            candidates = index.accessTokens(homeAccountId: homeAccountId, clientId: ItemKey.normalized(query.clientId), environments: aliases)
         }
         guard !candidates.isEmpty else { return nil }
 
-        let aliases = configuration.clouds.aliases(for: query.environment)
         let tokenType = ItemKey.normalized(query.tokenType ?? "bearer")
         let keyId = ItemKey.normalized(query.keyId ?? "")
         // Requested claims match when both are blank or both are exactly equal (IndexedCredential

@@ -8,7 +8,7 @@ extension CacheIndex {
     func keyedContent(of partition: PartitionID) -> [ItemIdentity: String?] {
         var content: [ItemIdentity: String?] = [:]
         for key in partitionMembers?.members[partition] ?? [] {
-            guard let stored = entries[key], LookupKey.mayCarryKey(type: stored.item.type) else { continue }
+            guard let stored = entries[key], LookupKey.mayCarryKey(type: key.identity.type) else { continue }
             switch stored.entry {
             case .account(let account):
                 content[key.identity] = account.username.flatMap { $0.isEmpty ? nil : LookupKey.username($0) }
@@ -23,7 +23,7 @@ extension CacheIndex {
 
     /// The partitions holding an item `query` matches.
     func partitions(matching query: ItemQuery) -> [PartitionID] {
-        Array(Set(entries.values.lazy.filter { query.matches($0.item) }.map(\.item.partition)))
+        Array(Set(entries.lazy.filter { query.matches($0.value.attributes($0.key)) }.map(\.key.identity.partition)))
     }
 
     /// `batch` with the lookup keys of every partition whose account records or legacy entries it

@@ -45,7 +45,7 @@ extension TokenCache {
             if let answer { return answer }
         }
         // Other writers kept moving the store: answer from one whole read.
-        return try body(try CacheIndex.read(from: store))
+        return try body(try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts))
     }
 
     /// Brings the loaded partitions to `stamp` (taken by the caller before): re-reads those the store
@@ -148,7 +148,7 @@ extension TokenCache {
                 partitions += found
             } else {
                 // No index to ask: find the accounts by reading everything once.
-                let index = try CacheIndex.read(from: store)
+                let index = try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts)
                 for home in index.homeAccountIds(withUsername: ItemKey.normalized(username)) {
                     partitions += index.accounts(homeAccountId: home).map { $0.identity.partition }
                 }

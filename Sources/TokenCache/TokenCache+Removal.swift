@@ -45,7 +45,7 @@ extension TokenCache {
     private func planRemoval(homeAccountId: String, clientId: String?, wipe: Bool, on index: CacheIndex) throws -> ([StoreOperation], RemovalResult) {
         let home = ItemKey.normalized(homeAccountId)
         let client = clientId.map(ItemKey.normalized)
-        let credentials = (index.credentialsByHomeAccount[home] ?? []).filter { wipe || $0.clientId == client }
+        let credentials = index.credentials(homeAccountId: home).filter { wipe || $0.clientId == client }
         var deleted = credentials.map(\.identity)
         if wipe { deleted += index.accounts(homeAccountId: home).map(\.identity) }
         // Legacy ADAL entries of the account's users: the app's own (client id compared exactly, as

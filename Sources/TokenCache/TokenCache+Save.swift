@@ -110,7 +110,7 @@ extension TokenCache {
                 requestedClaims: request.requestedClaims.flatMap { $0.isEmpty ? nil : $0 },
                 applicationIdentifier: request.applicationIdentifier)
             let newToken = IndexedCredential(credential, identity: try credential.storeItem(accessGroup: writeAccessGroup).identity)
-            for old in index.accessTokens[newToken.accessTokenKey] ?? []
+            for old in index.accessTokens(newToken.accessTokenKey, environments: configuration.clouds.aliases(for: environment))
             where old.credentialType == credential.credentialType
                 && configuration.clouds.areAliases(old.environment, environment)
                 && old.applicationIdentifier == ItemKey.normalized(request.applicationIdentifier ?? "")

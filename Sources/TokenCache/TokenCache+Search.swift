@@ -95,11 +95,17 @@ extension TokenCache {
         let byHome: [String: [IndexedCredential]]
         switch kind {
         case .accessToken:
+            // The search matches `environment` exactly: only the tokens stored under it can match.
+            var environments: [String]?
+            if case .string(let environment)? = query["environment"] { environments = [environment] }
             if case .some(.some(let home)) = homeAccountId, case .string(let client)? = query["client_id"],
                case .string(let realm)? = query["realm"] {
-                return index.accessTokens[CacheIndex.AccessTokenKey(homeAccountId: home, clientId: ItemKey.normalized(client), realm: ItemKey.normalized(realm))] ?? []
+                return index.accessTokens(
+                    CacheIndex.AccessTokenKey(homeAccountId: home, clientId: ItemKey.normalized(client), realm: ItemKey.normalized(realm)),
+                    environments: environments)
             }
-            byHome = index.credentialsByHomeAccount
+            if case .some(.some(let home)) = homeAccountId { return index.credentials(homeAccountId: home, environments: environments) }
+            byHome = index.allCredentialsByHomeAccount
         case .refreshToken: byHome = index.refreshTokens
         case .idToken: byHome = index.idTokens
         case .account, .appMetadata: return []

@@ -96,19 +96,32 @@ public final class TokenCache: Sendable {
     /// re-reading the store otherwise. `body` must not call back into the engine.
     func withIndex<R>(_ body: (CacheIndex) throws -> R) throws -> R {
         // Partition mode: a call that may need any partition reads them all (not a hot path).
-        if case .partitions = configuration.loading { return try body(try CacheIndex.read(from: store)) }
-        let stamp = try store.changeStamp()
-        var result: R?
-        try state.withLock { state in
-            if state.stamp == stamp { result = try body(state.index) }
+        if case .partitions = configuration.loading { return try body(try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts)) }
+        var tombstones: [ItemIdentity] = []
+        // A failure only means they are met again.
+        defer { if !tombstones.isEmpty { _ = try? commit(tombstones.map { .delete($0.query) }) } }
+        for attempt in 0..<2 {
+            let stamp = try store.changeStamp()
+            var result: R?
+            try state.withLock { state in
+                guard state.stamp == stamp else { return }
+                result = try body(state.index)
+                // Access tokens the call read undecoded are moved into the index, decoded, for the
+                // calls after it; tombstones among them are deleted, as when a whole read meets them.
+                if state.index.deferredUse.isPending {
+                    for home in state.index.deferredUse.take() { tombstones += state.index.absorbDeferred(homeAccountId: home) }
+                }
+            }
+            if let result { return result }
+            // Brought up to date, then answered as above (unless another writer was quicker again).
+            if attempt == 0 { _ = try currentIndex() }
         }
-        if let result { return result }
         return try body(try currentIndex())
     }
 
     /// The index for the store's current content, re-read only when another writer committed.
     func currentIndex() throws -> CacheIndex {
-        if case .partitions = configuration.loading { return try CacheIndex.read(from: store) }
+        if case .partitions = configuration.loading { return try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts) }
         let stamp = try store.changeStamp()
         if let index = state.withLock({ $0.stamp == stamp ? $0.index : nil }) {
             return index
@@ -121,7 +134,7 @@ public final class TokenCache: Sendable {
             // the stamp again, and the next call re-reads. The revision to catch up from later is
             // taken before the read too.
             let revision = try store.partitionChanges(since: nil)?.revision
-            index = try CacheIndex.read(from: store)
+            index = try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts)
             state.withLock { state in
                 state.stamp = stamp
                 state.index = index
@@ -237,6 +250,6 @@ public final class TokenCache: Sendable {
     ///
     /// They are skipped by every lookup, as MSAL skips them; `tokencache doctor` reports them.
     public func unreadableItems() throws -> [SchemaError] {
-        try currentIndex().unreadable.values.sorted { $0.description < $1.description }
+        try currentIndex().allUnreadable.values.sorted { $0.description < $1.description }
     }
 }

@@ -7,22 +7,12 @@ import TokenCacheSchema
 import Testing
 
 /// A store that counts its full reads, to see whether the engine re-read it.
-final class ReadCountingStore: ItemStore {
+final class ReadCountingStore: MemoryBackedStore {
     let base: MemoryStore
     let fullReads = Atomic<Int>(0)
-    var accessGroups: AccessGroups { base.accessGroups }
 
     init(_ base: MemoryStore) { self.base = base }
 
-    func items(matching query: ItemQuery) throws -> [StoreItem] { try base.items(matching: query) }
-    func apply(_ batch: [StoreOperation]) throws -> BatchResult { try base.apply(batch) }
-    func apply(_ batch: [StoreOperation], ifUnchangedSince stamp: ChangeStamp) throws -> BatchResult? {
-        try base.apply(batch, ifUnchangedSince: stamp)
-    }
-    func applyPlanned(_ plan: (ChangeStamp, () throws -> [StoreItem]) throws -> [StoreOperation]) throws -> BatchResult {
-        try base.applyPlanned(plan)
-    }
-    func changeStamp() throws -> ChangeStamp { try base.changeStamp() }
     func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws {
         fullReads.add(1, ordering: .relaxed)
         try base.readAllItems(chunkSize: chunkSize, into: receive)

@@ -34,8 +34,10 @@ import Testing
         return result
     }
 
-    @Test(arguments: ["memory", "sqlite"])
-    func incrementalIndexMatchesAFreshRead(backend: String) throws {
+    /// With `reopening`, the engine is replaced by a newly opened one every ten steps, so that the
+    /// changes after it meet access tokens it has not decoded yet.
+    @Test(arguments: ["memory", "sqlite"], [false, true])
+    func incrementalIndexMatchesAFreshRead(backend: String, reopening: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let groups = try AccessGroups(["com.microsoft.adalcache"])
@@ -43,7 +45,7 @@ import Testing
             backend == "memory"
             ? MemoryStore(accessGroups: groups)
             : try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: groups)
-        let cache = try TokenCache(store: store)
+        var cache = try TokenCache(store: store)
         let clients = ["client-a", "client-b", "client-c"]
         let authority = try Authority("https://login.microsoftonline.com/common")
         var generator = SplitMix64(seed: 42)
@@ -72,6 +74,7 @@ import Testing
                 #expect(actual.accessTokens == expected.accessTokens, "after step \(step)")
                 #expect(actual.refreshTokens == expected.refreshTokens, "after step \(step)")
                 #expect(actual.familyTokens == expected.familyTokens, "after step \(step)")
+                if reopening { cache = try TokenCache(store: store) }
             }
         }
     }
