@@ -53,13 +53,24 @@ final class SecretServiceConnection: @unchecked Sendable {
                 throw Self.failure(failure, operation: "read alias '\(name)'", collection: name)
             }
         }
-        if path == nil {
+        // Listing the collections loads them, and libsecret then loads the items of any it already
+        // loaded them for: an item another client deletes meanwhile fails the listing with
+        // NoSuchObject. That is no answer about the collection asked for, so the listing is read
+        // again (twice at most).
+        for attempt in 1...3 where path == nil {
+            error = nil
             if let raw = tc_find_collection(service, name, &error) {
                 path = String(cString: raw)
                 tc_free(raw)
             } else if let failure = error {
+                if attempt < 3 && Self.isVanishedObject(failure) {
+                    tc_error_free(failure)
+                    continue
+                }
                 tc_object_unref(UnsafeMutableRawPointer(service))
                 throw Self.failure(failure, operation: "list collections", collection: name)
+            } else {
+                break
             }
         }
         guard let path else {
@@ -200,6 +211,12 @@ final class SecretServiceConnection: @unchecked Sendable {
             return .serviceUnavailable(message: message)
         }
         return .operationFailed(operation: operation, message: message, remoteName: remote)
+    }
+
+    /// Whether `error` says an object the call came across was gone by the time it was asked about.
+    private static func isVanishedObject(_ error: UnsafeMutablePointer<GError>) -> Bool {
+        remoteName(error) == "org.freedesktop.Secret.Error.NoSuchObject"
+            || String(cString: error.pointee.message).hasPrefix("No such secret")
     }
 
     private static func remoteName(_ error: UnsafeMutablePointer<GError>) -> String? {
