@@ -53,10 +53,10 @@ final class SecretServiceConnection: @unchecked Sendable {
                 throw Self.failure(failure, operation: "read alias '\(name)'", collection: name)
             }
         }
-        // Listing the collections loads them, and libsecret then loads the items of any it already
-        // loaded them for: an item another client deletes meanwhile fails the listing with
-        // NoSuchObject. That is no answer about the collection asked for, so the listing is read
-        // again (twice at most).
+        // Listing the collections has libsecret load them, and an item that another client deletes
+        // meanwhile can fail the listing with NoSuchObject ("No such secret item …", seen while a
+        // test suite deleted items in the same keyring). That says nothing of the collection asked
+        // for, so the listing is read again (twice at most).
         for attempt in 1...3 where path == nil {
             error = nil
             if let raw = tc_find_collection(service, name, &error) {
