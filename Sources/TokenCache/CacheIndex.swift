@@ -351,7 +351,7 @@ struct CacheIndex: Sendable {
             // DeferredAccessTokens); one whose payload names another account could be found or not
             // depending on which accounts were asked for first, so it is never found.
             if DeferredAccessTokens.defers(type: type),
-                ItemKey.normalized(credential.homeAccountId ?? "") + "-" + ItemKey.normalized(credential.environment ?? "")
+                ItemKey.account(homeAccountId: credential.homeAccountId, environment: credential.environment)
                     != ItemKey.normalized(identity.account)
             {
                 return .unreadable(.invalidField(

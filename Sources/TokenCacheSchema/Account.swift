@@ -154,7 +154,7 @@ public struct Account: SchemaItem {
     /// username), type `1000 + authority type` (1003 for MSSTS).
     public var key: ItemKey {
         ItemKey(
-            account: ItemKey.normalized(homeAccountId ?? "") + "-" + ItemKey.normalized(environment ?? ""),
+            account: ItemKey.account(homeAccountId: homeAccountId, environment: environment),
             service: ItemKey.normalized(realm ?? ""),
             generic: username.map { Data(ItemKey.normalized($0).utf8) },
             type: authorityType.typeCode

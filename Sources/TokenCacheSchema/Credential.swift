@@ -317,7 +317,7 @@ public struct Credential: SchemaItem {
         if let keyTokenType { service += "-" + ItemKey.normalized(keyTokenType) }
         if let requestedClaims, !requestedClaims.isBlank { service += "|" + requestedClaimsHash(requestedClaims) }
         return ItemKey(
-            account: ItemKey.normalized(homeAccountId ?? "") + "-" + ItemKey.normalized(environment ?? ""),
+            account: ItemKey.account(homeAccountId: homeAccountId, environment: environment),
             service: service,
             generic: Data(credentialId.utf8),
             type: credentialType.typeCode

@@ -23,6 +23,12 @@ public struct ItemKey: Sendable, Hashable, CustomStringConvertible {
         self.type = type
     }
 
+    /// The account attribute of an account or credential: `norm(home_account_id)-norm(environment)`,
+    /// an absent part written as empty.
+    public static func account(homeAccountId: String?, environment: String?) -> String {
+        normalized(homeAccountId ?? "") + "-" + normalized(environment ?? "")
+    }
+
     /// ``generic`` as text (the unified schema always writes UTF-8 there).
     public var genericString: String? {
         generic.map { String(decoding: $0, as: UTF8.self) }
