@@ -53,6 +53,8 @@ public struct CloudAliases: Sendable {
     private let cloudByHost: [String: Int]
     /// ``aliases(for:)`` of every known host, computed once: lookups ask for them constantly.
     private let aliasesByHost: [String: [String]]
+    /// Every host of every cloud, lower-cased, sorted.
+    let hosts: [String]
 
     /// A table of `clouds`; a host listed twice belongs to the first cloud naming it.
     public init(clouds: [Cloud]) {
@@ -73,10 +75,8 @@ public struct CloudAliases: Sendable {
             lists[host] = list
         }
         aliasesByHost = lists
+        hosts = table.keys.sorted()
     }
-
-    /// Every host of every cloud, lower-cased.
-    var hosts: [String] { Array(cloudByHost.keys) }
 
     /// The cloud `environment` belongs to, if known (case-insensitive).
     public func cloud(for environment: String) -> Cloud? {

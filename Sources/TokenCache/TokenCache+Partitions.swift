@@ -190,6 +190,12 @@ extension TokenCache {
     /// partition's environment (replaced access tokens may live there), and the account metadata.
     private func requiredPartitions(_ batch: [StoreOperation]) -> [PartitionID] {
         var partitions = store.accessGroups.all.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
+        var seen = Set(partitions)
+        func add(_ partition: PartitionID) {
+            if seen.insert(partition).inserted { partitions.append(partition) }
+        }
+        // A token response's items share one or two partitions: each is expanded to its aliases once.
+        var expanded = Set<PartitionID>()
         for operation in batch {
             let partition: PartitionID
             switch operation {
@@ -199,12 +205,15 @@ extension TokenCache {
                 partition = identity.partition
             default: continue
             }
-            partitions.append(partition)
-            for cloud in configuration.clouds.clouds {
-                for host in Set([cloud.preferredCache] + cloud.aliases).map({ $0.lowercased() })
-                where partition.account.hasSuffix("-" + host) {
-                    let home = partition.account.dropLast(host.count + 1)
-                    partitions += configuration.clouds.aliases(for: host).map { PartitionID(accessGroup: partition.accessGroup, account: home + "-" + $0) }
+            add(partition)
+            guard expanded.insert(partition).inserted else { continue }
+            let account = partition.account.utf8
+            for host in configuration.clouds.hosts where account.count > host.utf8.count {
+                let dash = account.index(account.endIndex, offsetBy: -(host.utf8.count + 1))
+                guard account[dash] == UInt8(ascii: "-"), account[account.index(after: dash)...].elementsEqual(host.utf8) else { continue }
+                let home = String(partition.account[..<dash])
+                for alias in configuration.clouds.aliases(for: host) {
+                    add(PartitionID(accessGroup: partition.accessGroup, account: home + "-" + alias))
                 }
             }
         }
