@@ -13,8 +13,10 @@ public struct IdTokenClaims: Sendable, Hashable {
     /// Parses `rawToken`; `nil` when no part of it is a base64url JSON object.
     public init?(rawToken: String) {
         var payload: JSONObject?
-        for part in rawToken.split(separator: ".", omittingEmptySubsequences: false) {
-            guard let data = Base64URL.decode(String(part)),
+        // Split on the byte: splitting a String on a Character walks grapheme clusters, and this
+        // runs on every save.
+        for part in rawToken.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
+            guard let data = Base64URL.decode(String(Substring(part))),
                 let object = (try? JSONValue.parse(data))?.objectValue
             else { continue }
             // The JOSE header has only `alg`/`typ`/`kid`…; the claims set has the identity claims.
