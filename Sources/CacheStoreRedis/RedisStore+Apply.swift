@@ -21,13 +21,25 @@ extension RedisStore {
             if operations[partition.key] == nil { order.append(partition) }
             operations[partition.key, default: []].append(operation)
         }
+        // A token response's operations name two or three partitions between them: each key's
+        // digest is made once.
+        var made: [RedisLayout.Partition] = []
+        func partitionOf(group: String, account: String) -> RedisLayout.Partition {
+            // Compared as bytes, as the key's digest sees them (String's == would equate canonically equivalent text).
+            if let known = made.first(where: { $0.group.utf8.elementsEqual(group.utf8) && $0.account.utf8.elementsEqual(account.utf8) }) {
+                return known
+            }
+            let new = layout.partition(group: group, account: account)
+            if made.count < 8 { made.append(new) }
+            return new
+        }
         for operation in batch {
             switch operation {
             case .save(let item):
-                add(layout.partition(group: item.accessGroup, account: item.account), operation)
+                add(partitionOf(group: item.accessGroup, account: item.account), operation)
             case .delete(let query):
                 if let group = query.accessGroup, let account = query.account {
-                    add(layout.partition(group: group, account: account), operation)
+                    add(partitionOf(group: group, account: account), operation)
                     continue
                 }
                 // Partitions this batch already touches (an item saved earlier in it may match), then
@@ -44,7 +56,7 @@ extension RedisStore {
                     }
                 }
             case .setLookupKeys(let partition, _):
-                add(layout.partition(group: partition.accessGroup, account: partition.account), operation)
+                add(partitionOf(group: partition.accessGroup, account: partition.account), operation)
             case .declareLookupKeysComplete(let group):
                 if !complete.contains(group) { complete.append(group) }
             }
