@@ -76,6 +76,9 @@ private func asciiCase(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIICase {
 extension String {
     /// Whether the string is empty or only whitespace and newlines (`msidIsStringNilOrBlank`).
     var isBlank: Bool {
-        trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        // Any ASCII byte that is not white space settles it without Foundation (this runs for every
+        // refresh token's key); only text of white space and non-ASCII takes the general test.
+        if utf8.contains(where: { $0 < 0x80 && !($0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D)) }) { return false }
+        return trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 }
