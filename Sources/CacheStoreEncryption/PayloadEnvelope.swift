@@ -68,27 +68,33 @@ public enum PayloadEnvelope {
 
     /// `"tokencache item v1"`, then each identity string as a 4-byte big-endian length and its
     /// UTF-8 bytes, then the type: `0x00` when absent, or `0x01` and 4 bytes big-endian.
-    static func associatedData(_ identity: ItemIdentity) -> Data {
-        // Sized once and written in place: every seal and open builds one (a whole encrypted store
-        // is opened item by item).
+    static func associatedData(_ identity: ItemIdentity) -> [UInt8] {
+        // Sized once and written in place (every seal and open builds one, and a whole encrypted
+        // store is opened item by item); an array, as `Data`'s appends cost more than the writing.
         var parts = [identity.accessGroup, identity.account, identity.service]
         let size = adPrefix.count + parts.reduce(0) { $0 + 4 + $1.utf8.count } + (identity.type == nil ? 1 : 5)
-        var data = Data(capacity: size)
-        data.append(contentsOf: adPrefix)
-        func append(bigEndian value: UInt32) {
-            withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<(count + bytes.count)]).initialize(from: bytes)
+                count += bytes.count
+            }
+            func append(bigEndian value: UInt32) {
+                withUnsafeBytes(of: value.bigEndian) { append($0.bindMemory(to: UInt8.self)) }
+            }
+            adPrefix.withUnsafeBufferPointer { append($0) }
+            for index in parts.indices {
+                append(bigEndian: UInt32(parts[index].utf8.count))
+                parts[index].withUTF8 { append($0) }
+            }
+            if let type = identity.type {
+                buffer[count] = 1
+                count += 1
+                append(bigEndian: type)
+            } else {
+                buffer[count] = 0
+                count += 1
+            }
         }
-        for index in parts.indices {
-            append(bigEndian: UInt32(parts[index].utf8.count))
-            parts[index].withUTF8 { data.append(contentsOf: $0) }
-        }
-        if let type = identity.type {
-            data.append(1)
-            append(bigEndian: type)
-        } else {
-            data.append(0)
-        }
-        return data
     }
 
     private static let adPrefix = Array("tokencache item v1".utf8)
