@@ -113,9 +113,10 @@ extension TokenCache.State {
     /// are loaded.
     mutating func evict(toward limit: Int, keeping keep: Set<PartitionID>) {
         guard loaded.items > limit else { return }
-        let recency = loaded.recency
-        let candidates = loaded.partitions.keys.filter { !keep.contains($0) }.sorted { recency[$0]! < recency[$1]! }
-        for partition in candidates {
+        // Sorted on the numbers themselves: a comparison that looked both partitions up in a
+        // dictionary hashed two account attributes per step, a fifth of a cold lookup at the limit.
+        let candidates = loaded.recency.filter { !keep.contains($0.key) }.sorted { $0.value < $1.value }
+        for (partition, _) in candidates {
             guard loaded.items > limit else { break }
             index.removePartition(partition)
             loaded.items -= loaded.partitions[partition]!.items
