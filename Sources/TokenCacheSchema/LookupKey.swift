@@ -1,4 +1,4 @@
-import CacheStore
+@_spi(Hex) import CacheStore
 import Crypto
 import Foundation
 
@@ -12,22 +12,8 @@ public enum LookupKey {
     /// The key of a username (any case, surrounding white space ignored).
     public static func username(_ username: String) -> String {
         var normalized = ItemKey.normalized(username)
-        let digest = normalized.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
-        // Written as bytes: appending Characters one by one cost more than the hash.
-        return String(unsafeUninitializedCapacity: 2 + 2 * SHA256.byteCount) { buffer in
-            buffer[0] = UInt8(ascii: "u")
-            buffer[1] = UInt8(ascii: ":")
-            var count = 2
-            for byte in digest {
-                buffer[count] = hexDigits[Int(byte >> 4)]
-                buffer[count + 1] = hexDigits[Int(byte & 0x0F)]
-                count += 2
-            }
-            return count
-        }
+        return "u:" + lowercaseHex(normalized.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) })
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Whether items of this keychain type can give their partition a key: account records and
     /// untyped items (legacy ADAL entries).
