@@ -29,6 +29,11 @@ public final class RedisStore: ItemStore {
     let keys: RedisDataKeys
     let maximumDataSize: Int
     let tracking: RedisTracking?
+    /// `tracking` again, for the warm path, used without a retain: the tracking object is also
+    /// referenced weakly (by the router's callbacks and its listeners), which sends every retain and
+    /// release of it through the slow side-table path (12% of a warm lookup). Safe because
+    /// `tracking` keeps the object alive as long as the store.
+    private let trackingUnretained: Unmanaged<RedisTracking>?
 
     struct State {
         let router: RedisRouter
@@ -39,6 +44,12 @@ public final class RedisStore: ItemStore {
         /// The tracking generation and slot-map version at which tracking was last found healthy:
         /// while both are unchanged it still is (every change to what it depends on moves one).
         var healthyAt: (generation: UInt64, mapVersion: UInt64)?
+
+        /// Whether tracking was found healthy at `generation` and the current slot map.
+        func stillHealthy(generation: UInt64) -> Bool {
+            guard let last = healthyAt else { return false }
+            return last.generation == generation && last.mapVersion == router.mapVersion && !router.needsDiscovery
+        }
     }
 
     let state: StateLock<State>
@@ -66,8 +77,10 @@ public final class RedisStore: ItemStore {
             router.onConnect = { [weak tracking] endpoint, connection in tracking?.enable(endpoint, connection) }
             router.onDrop = { [weak tracking] endpoint in tracking?.dropped(endpoint) }
             self.tracking = tracking
+            self.trackingUnretained = Unmanaged.passUnretained(tracking)
         } else {
             self.tracking = nil
+            self.trackingUnretained = nil
         }
         self.state = StateLock(State(router: router))
         try state.withLock { state throws(RedisError) in
@@ -159,6 +172,13 @@ public final class RedisStore: ItemStore {
     /// `(store revision, tracking generation)`: the revision read from memory while tracking is
     /// healthy, from the server otherwise.
     func stamp(_ state: inout State) throws(RedisError) -> ChangeStamp {
+        // The warm path: a cached revision, at a generation and slot map tracking was found healthy at.
+        if let unretained = trackingUnretained {
+            let (cached, generation) = unretained._withUnsafeGuaranteedRef { tracking in
+                tracking.shared.withLock { ($0.cachedRevision, $0.generation) }
+            }
+            if let cached, state.stillHealthy(generation: generation) { return ChangeStamp(cached, generation) }
+        }
         guard let tracking, try healthy(&state) else {
             let generation = tracking?.shared.withLock { $0.generation } ?? 0
             return ChangeStamp(try readRevision(&state), generation)
@@ -193,10 +213,7 @@ public final class RedisStore: ItemStore {
         // Enabling or losing tracking, a listener or a connection bumps the generation, and a new
         // slot map the map version: unchanged, the last verdict holds (the warm path's shortcut).
         let generation = tracking.shared.withLock { $0.generation }
-        if let last = state.healthyAt, last.generation == generation, last.mapVersion == state.router.mapVersion,
-           !state.router.needsDiscovery {
-            return true
-        }
+        if state.stillHealthy(generation: generation) { return true }
         let masters = try state.router.masters()
         if tracking.isHealthy(masters: masters) {
             state.healthyAt = (generation, state.router.mapVersion)
