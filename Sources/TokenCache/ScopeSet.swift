@@ -1,4 +1,4 @@
-import TokenCacheSchema
+@_spi(Text) import TokenCacheSchema
 
 /// Scopes compared as MSAL compares them: split on spaces, blanks dropped, case-insensitive.
 ///
@@ -94,8 +94,6 @@ struct ScopeSet: Sendable, Hashable {
         return containsAll(requested: [copy])
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
-
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
@@ -104,8 +102,8 @@ struct ScopeSet: Sendable, Hashable {
     private static func trimmed(_ word: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var low = 0
         var high = word.count
-        while low < high && isSpace(word[low]) { low += 1 }
-        while high > low && isSpace(word[high - 1]) { high -= 1 }
+        while low < high && word[low].isASCIIWhitespace { low += 1 }
+        while high > low && word[high - 1].isASCIIWhitespace { high -= 1 }
         return UnsafeBufferPointer(rebasing: word[low..<high])
     }
 

@@ -1,7 +1,7 @@
 import CacheStore
 import KeyedArchive
 import Foundation
-import TokenCacheSchema
+@_spi(Text) import TokenCacheSchema
 
 /// What ``TokenCache/save(_:for:)`` wrote.
 public struct SavedTokens: Sendable, Hashable {
@@ -44,7 +44,7 @@ extension TokenCache {
     }
 
     private func plan(_ response: TokenResponse, for request: TokenRequest, on index: CacheIndex) throws -> ([StoreOperation], SavedTokens) {
-        let clientId = trimmed(request.clientId)
+        let clientId = request.clientId.trimmingWhitespace()
         guard !clientId.isEmpty else { throw TokenCacheError.invalidRequest("the client id is empty") }
 
         var claims: IdTokenClaims?
@@ -239,12 +239,4 @@ extension TokenCache {
         }
         return items.map { $0.storeItem(accessGroup: writeAccessGroup, userId: username) }
     }
-}
-
-/// `text` without white space and newlines at either end; returned as is, without Foundation's
-/// bridging, when it starts and ends with ASCII that is not white space (every client id).
-private func trimmed(_ text: String) -> String {
-    let isPlain = { (byte: UInt8) in byte < 0x80 && !(byte == 0x20 || (byte >= 0x09 && byte <= 0x0D)) }
-    if let first = text.utf8.first, let last = text.utf8.last, isPlain(first), isPlain(last) { return text }
-    return text.trimmingCharacters(in: .whitespacesAndNewlines)
 }

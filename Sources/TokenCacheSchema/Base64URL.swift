@@ -21,9 +21,8 @@ public enum Base64URL {
     /// Decodes base64url (padded or not); `nil` when the text is not valid base64url.
     public static func decode(_ text: String) -> Data? {
         var input = Array(text.utf8)[...]
-        let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
-        while let first = input.first, isSpace(first) { input = input.dropFirst() }
-        while let last = input.last, isSpace(last) { input = input.dropLast() }
+        while let first = input.first, first.isASCIIWhitespace { input = input.dropFirst() }
+        while let last = input.last, last.isASCIIWhitespace { input = input.dropLast() }
         // Input that already carries padding is accepted: it is stripped before decoding.
         while input.last == UInt8(ascii: "=") { input = input.dropLast() }
         guard input.count % 4 != 1 else { return nil }

@@ -23,15 +23,19 @@ private func normalizedKeyPart(_ string: String) -> String {
     // Fast path: keys are almost always ASCII that is already lower-case and trimmed, and this runs
     // for every item the engine indexes and every field a lookup compares.
     let utf8 = string.utf8
-    let isSpace = { (byte: UInt8) in byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
-    switch utf8.withContiguousStorageIfAvailable(asciiCase) ?? .nonASCII {
+    // The ends are tested on the contiguous bytes: `utf8.last` walks the view generically.
+    let verdict = utf8.withContiguousStorageIfAvailable { bytes -> ASCIICase in
+        let found = asciiCase(bytes)
+        guard found == .lowercase, let first = bytes.first, let last = bytes.last else { return found }
+        return first.isASCIIWhitespace || last.isASCIIWhitespace ? .mixedCase : .lowercase
+    }
+    switch verdict ?? .nonASCII {
     case .lowercase:
-        if utf8.first.map(isSpace) != true, utf8.last.map(isSpace) != true { return string }
-        fallthrough
+        return string
     case .mixedCase:
         var trimmed = utf8[...]
-        while let first = trimmed.first, isSpace(first) { trimmed.removeFirst() }
-        while let last = trimmed.last, isSpace(last) { trimmed.removeLast() }
+        while let first = trimmed.first, first.isASCIIWhitespace { trimmed.removeFirst() }
+        while let last = trimmed.last, last.isASCIIWhitespace { trimmed.removeLast() }
         // Written straight into the new string's storage: one allocation at most.
         return String(unsafeUninitializedCapacity: trimmed.count) { buffer in
             var count = 0
@@ -78,7 +82,7 @@ extension String {
     var isBlank: Bool {
         // Any ASCII byte that is not white space settles it without Foundation (this runs for every
         // refresh token's key); only text of white space and non-ASCII takes the general test.
-        if utf8.contains(where: { $0 < 0x80 && !($0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D)) }) { return false }
+        if utf8.contains(where: { $0 < 0x80 && !$0.isASCIIWhitespace }) { return false }
         return trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import TokenCacheSchema
+@_spi(Text) @testable import TokenCacheSchema
 
 @Suite struct NormalizationTests {
     @Test func normTrimsWhitespaceAndNewlinesThenLowercases() {
@@ -51,6 +51,27 @@ import Testing
             let pool = round.isMultiple(of: 2) ? ascii : alphabet
             let text = String((0..<length).map { _ in pool.randomElement(using: &generator)! })
             #expect(ItemKey.normalized(text) == text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), "\(Array(text.unicodeScalars))")
+        }
+    }
+}
+
+@Suite struct ASCIIWhitespaceTests {
+    /// The byte test every fast path trims with must be Foundation's set, restricted to ASCII.
+    @Test func byteTestIsFoundationsSetOnASCII() {
+        for byte in UInt8(0)..<0x80 {
+            let foundation = CharacterSet.whitespacesAndNewlines.contains(Unicode.Scalar(byte))
+            #expect(byte.isASCIIWhitespace == foundation, "byte \(byte)")
+        }
+        for byte in UInt8(0x80)...0xFF { #expect(!byte.isASCIIWhitespace) }
+    }
+
+    @Test func trimmingWhitespaceAgreesWithFoundation() {
+        let samples = [
+            "", " ", "\t\n", "client", " client", "client\r\n", "\u{0B}a b\u{0C}", "\u{A0}client\u{A0}", "é", " é ",
+            "\u{85}x", "a\u{2003}", "7b0c8f2a-1d4e-4a51-9c1b-0f5e2d3a4b6c",
+        ]
+        for text in samples {
+            #expect(text.trimmingWhitespace() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(text.unicodeScalars))")
         }
     }
 }
