@@ -30,12 +30,13 @@ extension TokenCache {
         }
         guard !candidates.isEmpty else { return nil }
 
-        let tokenType = ItemKey.normalized(query.tokenType ?? "bearer")
-        let keyId = ItemKey.normalized(query.keyId ?? "")
+        // The defaults are normalized already.
+        let tokenType = query.tokenType.map(ItemKey.normalized) ?? "bearer"
+        let keyId = query.keyId.map(ItemKey.normalized) ?? ""
         // Requested claims match when both are blank or both are exactly equal (IndexedCredential
         // keeps blank claims as nil).
         let claims = query.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
-        let applicationIdentifier = ItemKey.normalized(query.applicationIdentifier ?? "")
+        let applicationIdentifier = query.applicationIdentifier.map(ItemKey.normalized) ?? ""
         let now = self.now
         let deadline = UnixTime.adding(configuration.expirationBuffer, to: now)
 
@@ -209,7 +210,9 @@ extension TokenCache {
     func resolvedRealm(_ realm: String?, homeAccountId: String) -> String? {
         guard let realm else { return nil }
         let normalized = ItemKey.normalized(realm)
-        guard normalized == "common" || normalized == "organizations" || normalized == "consumers",
+        // Most realms are tenant ids (36 bytes), longer than any alias: they skip the comparisons.
+        guard normalized.utf8.count <= 13,
+            normalized == "common" || normalized == "organizations" || normalized == "consumers",
             let dot = homeAccountId.lastIndex(of: ".")
         else { return normalized }
         let homeTenant = String(homeAccountId[homeAccountId.index(after: dot)...])
