@@ -101,6 +101,23 @@ public struct CloudAliases: Sendable {
         return aliasesByHost[asked] ?? [asked]
     }
 
+    /// The known hosts that end the account attribute `account` (normalized) after a dash: an
+    /// attribute is `home-environment`, and both parts may hold dashes, so only a known host tells
+    /// where the home account may end.
+    func hosts(ending account: String) -> some Sequence<String> {
+        Self.hosts(ending: account, among: hosts)
+    }
+
+    /// ``hosts(ending:)`` among `hosts` (lower-cased).
+    static func hosts(ending account: String, among hosts: [String]) -> some Sequence<String> {
+        hosts.lazy.filter { host in
+            let attribute = account.utf8
+            guard attribute.count > host.utf8.count else { return false }
+            let dash = attribute.index(attribute.endIndex, offsetBy: -(host.utf8.count + 1))
+            return attribute[dash] == UInt8(ascii: "-") && attribute[attribute.index(after: dash)...].elementsEqual(host.utf8)
+        }
+    }
+
     /// Whether the two hosts name the same cloud (or are equal, ignoring case).
     public func areAliases(_ first: String, _ second: String) -> Bool {
         if first == second { return true }

@@ -46,17 +46,13 @@ final class DeferredAccessTokens: Sendable {
     }
 
     /// The home account and environment an account attribute (normalized) names, when it ends with
-    /// one of `hosts`: an attribute is `home-environment`, and both parts may hold dashes, so only a
-    /// known environment tells where the home account ends. Attributes of other environments are
-    /// not deferred.
+    /// one of `hosts` (the longest that does; see ``CloudAliases/hosts(ending:)``). Attributes of
+    /// other environments are not deferred.
     static func split(account: String, hosts: [String]) -> (home: String, environment: String)? {
-        var best: String?
-        for host in hosts where account.utf8.count > host.utf8.count && account.hasSuffix(host) {
-            let dash = account.utf8.index(account.utf8.endIndex, offsetBy: -(host.utf8.count + 1))
-            if account.utf8[dash] == UInt8(ascii: "-"), host.utf8.count > (best?.utf8.count ?? -1) { best = host }
+        guard let host = CloudAliases.hosts(ending: account, among: hosts).max(by: { $0.utf8.count < $1.utf8.count }) else {
+            return nil
         }
-        guard let best else { return nil }
-        return (String(account.utf8.dropLast(best.utf8.count + 1))!, best)
+        return (String(account.utf8.dropLast(host.utf8.count + 1))!, host)
     }
 
     /// The items' index entries, decoded on first use.

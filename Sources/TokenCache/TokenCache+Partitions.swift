@@ -207,11 +207,8 @@ extension TokenCache {
             }
             add(partition)
             guard expanded.insert(partition).inserted else { continue }
-            let account = partition.account.utf8
-            for host in configuration.clouds.hosts where account.count > host.utf8.count {
-                let dash = account.index(account.endIndex, offsetBy: -(host.utf8.count + 1))
-                guard account[dash] == UInt8(ascii: "-"), account[account.index(after: dash)...].elementsEqual(host.utf8) else { continue }
-                let home = String(partition.account[..<dash])
+            for host in configuration.clouds.hosts(ending: partition.account) {
+                let home = String(partition.account.utf8.dropLast(host.utf8.count + 1))!
                 for alias in configuration.clouds.aliases(for: host) {
                     add(PartitionID(accessGroup: partition.accessGroup, account: home + "-" + alias))
                 }
