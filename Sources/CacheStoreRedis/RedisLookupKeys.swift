@@ -49,11 +49,7 @@ enum RedisLookupKeys {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = position
             // The usual value: no escapes, so the bytes between the quotes are the string.
-            while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-                if bytes[position] < 0x20 { return nil }
-                position += 1
-            }
-            guard position < bytes.count else { return nil }
+            guard skipPlainRun(), position < bytes.count else { return nil }
             if bytes[position] == UInt8(ascii: "\"") {
                 position += 1
                 return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)]), as: UTF8.self)
@@ -85,15 +81,22 @@ enum RedisLookupKeys {
                 default:
                     return nil
                 }
-                while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-                    if bytes[position] < 0x20 { return nil }
-                    out.append(bytes[position])
-                    position += 1
-                }
-                guard position < bytes.count else { return nil }
+                let run = position
+                guard skipPlainRun(), position < bytes.count else { return nil }
+                out.append(contentsOf: bytes[run..<position])
             }
             position += 1  // the closing quote
             return String(validating: out, as: UTF8.self)
+        }
+
+        /// Moves past bytes that stand for themselves, up to a quote, a backslash or the end;
+        /// `false` at a control character (JSON requires those escaped).
+        private mutating func skipPlainRun() -> Bool {
+            while position < bytes.count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
+                if bytes[position] < 0x20 { return false }
+                position += 1
+            }
+            return true
         }
 
         private mutating func hex4() -> UInt32? {
