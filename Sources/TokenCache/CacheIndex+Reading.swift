@@ -30,20 +30,27 @@ extension CacheIndex {
                 // Access tokens are kept as read, in runs of one account attribute (a store's rows
                 // come an account at a time, so most chunks hold a run or two).
                 var runs: [Run] = []
-                var lastAccount: (stored: String, normalized: String, split: (home: String, environment: String)?)?
+                // The account attribute of the last access token, and its run's names when its
+                // tokens are deferred. Not one optional tuple holding an optional tuple: that was
+                // copied through the runtime's generic value witnesses, 9% of an open's instructions.
+                var lastAccount: String?
+                var lastSplit: DeferredRunName?
                 var interner: StringInterner? = StringInterner(capacity: 128)
                 for (position, item) in chunk.enumerated() {
                     let sequence = base + position
                     if DeferredAccessTokens.defers(type: item.type) {
-                        if lastAccount?.stored != item.account {
+                        if lastAccount != item.account {
+                            lastAccount = item.account
                             let normalized = ItemKey.normalized(item.account)
-                            lastAccount = (item.account, normalized, DeferredAccessTokens.split(account: normalized, hosts: hosts))
+                            lastSplit = DeferredAccessTokens.split(account: normalized, hosts: hosts).map {
+                                DeferredRunName(account: normalized, home: $0.home, environment: $0.environment)
+                            }
                         }
-                        if let account = lastAccount, let split = account.split {
-                            if runs.last?.account == account.normalized {
+                        if let split = lastSplit {
+                            if runs.last?.account == split.account {
                                 runs[runs.count - 1].items.append(.init(item: item, sequence: sequence))
                             } else {
-                                runs.append(Run(account: account.normalized, home: split.home, environment: split.environment,
+                                runs.append(Run(account: split.account, home: split.home, environment: split.environment,
                                                 items: [.init(item: item, sequence: sequence)]))
                             }
                             continue
@@ -60,6 +67,13 @@ extension CacheIndex {
         }
         decoding.wait()
         return builder.finish(count: count)
+    }
+
+    /// The names a ``Run`` is filed under: the normalized account attribute and its two halves.
+    struct DeferredRunName {
+        let account: String
+        let home: String
+        let environment: String
     }
 
     /// Access tokens of one account attribute, next to each other in the store's order.
@@ -95,10 +109,10 @@ extension CacheIndex {
                 self.ready[number] = (keys, stored, deferred)
                 while let chunk = self.ready.removeValue(forKey: self.next) {
                     for run in chunk.deferred {
-                        if self.deferred[run.account] == nil {
-                            self.deferred[run.account] = run
-                        } else {
-                            self.deferred[run.account]!.items.append(contentsOf: run.items)
+                        // One hash of the (long) attribute for the usual run, the first of its account.
+                        if var earlier = self.deferred.updateValue(run, forKey: run.account) {
+                            earlier.items.append(contentsOf: run.items)
+                            self.deferred[run.account] = earlier
                         }
                         self.deferredCount += run.items.count
                     }
