@@ -104,17 +104,24 @@ public struct CloudAliases: Sendable {
     /// The known hosts that end the account attribute `account` (normalized) after a dash: an
     /// attribute is `home-environment`, and both parts may hold dashes, so only a known host tells
     /// where the home account may end.
-    func hosts(ending account: String) -> some Sequence<String> {
+    func hosts(ending account: String) -> [String] {
         Self.hosts(ending: account, among: hosts)
     }
 
-    /// ``hosts(ending:)`` among `hosts` (lower-cased).
-    static func hosts(ending account: String, among hosts: [String]) -> some Sequence<String> {
-        hosts.lazy.filter { host in
-            let attribute = account.utf8
-            guard attribute.count > host.utf8.count else { return false }
-            let dash = attribute.index(attribute.endIndex, offsetBy: -(host.utf8.count + 1))
-            return attribute[dash] == UInt8(ascii: "-") && attribute[attribute.index(after: dash)...].elementsEqual(host.utf8)
+    /// ``hosts(ending:)`` among `hosts` (lower-cased). On contiguous bytes: it runs for every
+    /// account attribute of a store being read.
+    static func hosts(ending account: String, among hosts: [String]) -> [String] {
+        var account = account
+        return account.withUTF8 { attribute in
+            hosts.filter { host in
+                var host = host
+                return host.withUTF8 { host in
+                    guard attribute.count > host.count else { return false }
+                    let dash = attribute.count - host.count - 1
+                    return attribute[dash] == UInt8(ascii: "-")
+                        && attribute[(dash + 1)...].elementsEqual(host)
+                }
+            }
         }
     }
 
