@@ -35,8 +35,13 @@ public enum AccountType: UInt32, Sendable, Hashable, CaseIterable, CustomStringC
 
     /// The type named by an `authority_type` value, compared case-insensitively; `nil` when unknown.
     public init?(jsonString: String) {
-        let wanted = jsonString.lowercased()
-        guard let match = AccountType.allCases.first(where: { $0.jsonString.lowercased() == wanted }) else { return nil }
+        // The names are ASCII letters, none a "k" (the only one a non-ASCII character, the Kelvin
+        // sign, lowercases to alone), so comparing bytes with the lower-case bit set is
+        // `lowercased() ==` without two new strings per case: this runs for every account read.
+        let match = AccountType.allCases.first { type in
+            type.jsonString.utf8.elementsEqual(jsonString.utf8) { name, byte in name | 0x20 == byte | 0x20 }
+        }
+        guard let match else { return nil }
         self = match
     }
 
