@@ -35,13 +35,14 @@ public enum AccountType: UInt32, Sendable, Hashable, CaseIterable, CustomStringC
 
     /// The type named by an `authority_type` value, compared case-insensitively; `nil` when unknown.
     public init?(jsonString: String) {
-        // The names are ASCII letters, none a "k" (the only one a non-ASCII character, the Kelvin
-        // sign, lowercases to alone), so comparing bytes with the lower-case bit set is
-        // `lowercased() ==` without two new strings per case: this runs for every account read.
-        let match = AccountType.allCases.first { type in
-            type.jsonString.utf8.elementsEqual(jsonString.utf8) { name, byte in name | 0x20 == byte | 0x20 }
+        // The spelling writers store first (comparing two small strings is cheap; this runs for
+        // every account read), then any other case.
+        if let exact = AccountType.allCases.first(where: { $0.jsonString == jsonString }) {
+            self = exact
+            return
         }
-        guard let match else { return nil }
+        let wanted = jsonString.lowercased()
+        guard let match = AccountType.allCases.first(where: { $0.jsonString.lowercased() == wanted }) else { return nil }
         self = match
     }
 
