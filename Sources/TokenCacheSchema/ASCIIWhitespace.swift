@@ -18,7 +18,13 @@ extension String {
     /// and ends with ASCII that is not white space, as client ids do.
     @_spi(Text) public func trimmingWhitespace() -> String {
         let isPlain = { (byte: UInt8) in byte < 0x80 && !byte.isASCIIWhitespace }
-        if let first = utf8.first, let last = utf8.last, isPlain(first), isPlain(last) { return self }
+        // The ends are tested on the contiguous bytes, as key normalization does: `utf8.last`
+        // walks the view generically.
+        let plainEnds = utf8.withContiguousStorageIfAvailable { bytes in
+            guard let first = bytes.first, let last = bytes.last else { return false }
+            return isPlain(first) && isPlain(last)
+        }
+        if plainEnds == true { return self }
         return trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
