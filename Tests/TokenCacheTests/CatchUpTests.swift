@@ -88,7 +88,7 @@ import Testing
         #expect(try first.accounts(clientId: "client-a").map(\.homeAccountId) == ["uid0.tid0", "uid2.tid0"])
 
         // A raw delete of a whole partition, as another library would.
-        try store.apply([.delete(ItemQuery(accessGroup: Self.group, account: "uid2.tid0-login.windows.net"))])
+        _ = try store.apply([.delete(ItemQuery(accessGroup: Self.group, account: "uid2.tid0-login.windows.net"))])
         #expect(try Self.accessToken(first, user: 2) == nil)
         #expect(try first.account(identifier: "uid2.tid0") == nil)
         #expect(store.fullReads == fullReads)
@@ -183,7 +183,7 @@ import Testing
             for client in clients {
                 answers.append(try cache.accounts(clientId: client).map(\.homeAccountId).sorted().joined(separator: ","))
                 answers.append(try cache.idToken(homeAccountId: "uid\(user).tid\(user % 2)", clientId: client, environment: "login.microsoftonline.com")?.credential.secret ?? "-")
-                answers.append(try cache.appMetadata(clientId: client).map { "\($0.clientId) \($0.familyId)" } ?? "-")
+                answers.append(try cache.appMetadata(clientId: client).map { "\($0.clientId ?? "-") \($0.familyId ?? "-")" } ?? "-")
             }
         }
         return answers
