@@ -30,11 +30,12 @@ extension CacheIndex {
                 // Access tokens are kept as read, in runs of one account attribute (a store's rows
                 // come an account at a time, so most chunks hold a run or two).
                 var runs: [Run] = []
-                // The account attribute of the last access token, and its run's names when its
-                // tokens are deferred. Not one optional tuple holding an optional tuple: that was
-                // copied through the runtime's generic value witnesses, 9% of an open's instructions.
+                // The account attribute of the last access token, and an empty run under its names
+                // when its tokens are deferred. Not one optional tuple holding an optional tuple:
+                // that was copied through the runtime's generic value witnesses, 9% of an open's
+                // instructions.
                 var lastAccount: String?
-                var lastSplit: DeferredRunName?
+                var lastRun: Run?
                 var interner: StringInterner? = StringInterner(capacity: 128)
                 for (position, item) in chunk.enumerated() {
                     let sequence = base + position
@@ -42,16 +43,17 @@ extension CacheIndex {
                         if lastAccount != item.account {
                             lastAccount = item.account
                             let normalized = ItemKey.normalized(item.account)
-                            lastSplit = DeferredAccessTokens.split(account: normalized, hosts: hosts).map {
-                                DeferredRunName(account: normalized, home: $0.home, environment: $0.environment)
+                            lastRun = DeferredAccessTokens.split(account: normalized, hosts: hosts).map {
+                                Run(account: normalized, home: $0.home, environment: $0.environment, items: [])
                             }
                         }
-                        if let split = lastSplit {
-                            if runs.last?.account == split.account {
+                        if let account = lastRun?.account {
+                            if runs.last?.account == account {
                                 runs[runs.count - 1].items.append(.init(item: item, sequence: sequence))
                             } else {
-                                runs.append(Run(account: split.account, home: split.home, environment: split.environment,
-                                                items: [.init(item: item, sequence: sequence)]))
+                                var run = lastRun!
+                                run.items = [.init(item: item, sequence: sequence)]
+                                runs.append(run)
                             }
                             continue
                         }
@@ -67,13 +69,6 @@ extension CacheIndex {
         }
         decoding.wait()
         return builder.finish(count: count)
-    }
-
-    /// The names a ``Run`` is filed under: the normalized account attribute and its two halves.
-    struct DeferredRunName {
-        let account: String
-        let home: String
-        let environment: String
     }
 
     /// Access tokens of one account attribute, next to each other in the store's order.
