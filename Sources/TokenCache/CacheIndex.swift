@@ -8,12 +8,6 @@ import Synchronization
 /// Built in one pass over every item, then kept current by applying the engine's own batches
 /// (``apply(_:)``) so that a save does not force a re-read of the whole store.
 struct CacheIndex: Sendable {
-    struct AccessTokenKey: Hashable, Sendable {
-        let homeAccountId: String
-        let clientId: String
-        let realm: String
-    }
-
     /// What one stored item contributed, so it can be taken out again.
     ///
     /// One reference wide: the rare large payloads are boxed (`indirect`), so that every slot of the

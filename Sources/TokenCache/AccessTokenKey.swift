@@ -1,0 +1,32 @@
+extension CacheIndex {
+    /// What access tokens are filed under: home account, client and realm, each normalized.
+    ///
+    /// Hashed through a ``KeyDigest`` made once, when the key is made, and compared as bytes: a warm
+    /// lookup makes one key and hashes it once, and an open makes one for every access token.
+    struct AccessTokenKey: Hashable, Sendable {
+        let homeAccountId: String
+        let clientId: String
+        let realm: String
+        private let digest: KeyDigest
+
+        init(homeAccountId: String, clientId: String, realm: String) {
+            self.homeAccountId = homeAccountId
+            self.clientId = clientId
+            self.realm = realm
+            var digest = KeyDigest()
+            digest.add(homeAccountId)
+            digest.add(clientId)
+            digest.add(realm)
+            self.digest = digest
+        }
+
+        static func == (lhs: AccessTokenKey, rhs: AccessTokenKey) -> Bool {
+            lhs.digest == rhs.digest
+                && KeyDigest.sameBytes(lhs.homeAccountId, rhs.homeAccountId)
+                && KeyDigest.sameBytes(lhs.clientId, rhs.clientId)
+                && KeyDigest.sameBytes(lhs.realm, rhs.realm)
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TokenCache
+
+/// The access-token map's key (issue 14's warm lookups): hashed through a seeded digest, compared as
+/// bytes, and it must still find every key and tell apart every pair of different keys.
+@Suite struct KeyDigestTests {
+    static func digest(_ parts: String...) -> UInt64 {
+        var digest = KeyDigest()
+        for part in parts { digest.add(part) }
+        return digest.value
+    }
+
+    @Test func equalStringsDigestEqually() {
+        let home = "00000000-0000-0000-1234-567890abcdef.72f988bf-86f1-41af-91ab-2d7cd011db47"
+        // The same bytes in a different string object (built from a substring).
+        let copy = String(("x" + home).dropFirst())
+        #expect(Self.digest(home, "client", "realm") == Self.digest(copy, "client", "realm"))
+    }
+
+    @Test func wherePartsEndChangesTheDigest() {
+        #expect(Self.digest("ab", "c") != Self.digest("a", "bc"))
+        #expect(Self.digest("", "abc") != Self.digest("abc", ""))
+        #expect(Self.digest("a") != Self.digest("a", ""))
+    }
+
+    @Test func everyByteCountsWhateverTheLength() {
+        // Lengths around the eight-byte word the digest folds, each byte changed in turn.
+        for length in 0...40 {
+            let base = String(repeating: "a", count: length)
+            let reference = Self.digest(base)
+            for position in 0..<length {
+                var bytes = Array(base.utf8)
+                bytes[position] = UInt8(ascii: "b")
+                #expect(Self.digest(String(decoding: bytes, as: UTF8.self)) != reference, "length \(length), byte \(position)")
+            }
+            #expect(Self.digest(base + "\0") != reference)
+        }
+    }
+
+    @Test func sameBytesIsByteEqualityNotCanonicalEquivalence() {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)
+        #expect(!KeyDigest.sameBytes(composed, decomposed))
+        #expect(KeyDigest.sameBytes(composed, String(("_" + composed).dropFirst())))
+        #expect(KeyDigest.sameBytes("", ""))
+        #expect(!KeyDigest.sameBytes("a", ""))
+    }
+
+    @Test func theAccessTokenMapFindsEveryKeyAndNoOther() {
+        var generator = SplitMix64(seed: 14)
+        var map: [CacheIndex.AccessTokenKey: Int] = [:]
+        var keys: [CacheIndex.AccessTokenKey] = []
+        for index in 0..<5_000 {
+            let home = String(format: "%08x-0000-4000-8000-%012llx", Int.random(in: 0..<1_000, using: &generator), UInt64(index))
+            let key = CacheIndex.AccessTokenKey(homeAccountId: home + ".tenant", clientId: "client-\(index % 7)", realm: "realm-\(index % 3)")
+            keys.append(key)
+            map[key] = index
+        }
+        #expect(map.count == keys.count)
+        for (index, key) in keys.enumerated() {
+            let copy = CacheIndex.AccessTokenKey(homeAccountId: String(key.homeAccountId), clientId: key.clientId, realm: key.realm)
+            #expect(map[copy] == index)
+            let otherRealm = CacheIndex.AccessTokenKey(homeAccountId: key.homeAccountId, clientId: key.clientId, realm: key.realm + "x")
+            #expect(map[otherRealm] == nil)
+        }
+        // Canonically equal but different bytes: different keys, as the store's identities are.
+        let composed = CacheIndex.AccessTokenKey(homeAccountId: "caf\u{E9}", clientId: "c", realm: "r")
+        let decomposed = CacheIndex.AccessTokenKey(homeAccountId: "cafe\u{301}", clientId: "c", realm: "r")
+        #expect(composed != decomposed)
+    }
+}
+
+@Suite struct CloudAliasTableTests {
+    @Test func everyKnownHostHasItsCloudsAliasesPreferredCacheFirst() {
+        let table = CloudAliases.known
+        for cloud in table.clouds {
+            for host in cloud.aliases + [cloud.preferredCache] {
+                for spelling in [host, host.uppercased(), host.capitalized] {
+                    let aliases = table.aliases(for: spelling)
+                    #expect(aliases.first == cloud.preferredCache.lowercased())
+                    #expect(Set(aliases) == Set((cloud.aliases + [cloud.preferredCache]).map { $0.lowercased() }))
+                    #expect(aliases.count == Set(aliases).count)
+                    // The host asked for comes right after the preferred cache host.
+                    #expect(aliases.prefix(2).contains(host.lowercased()))
+                }
+            }
+        }
+    }
+
+    @Test func anUnknownHostIsItsOwnOnlyAliasLowerCased() {
+        #expect(CloudAliases.known.aliases(for: "Login.Example.COM") == ["login.example.com"])
+        // As long as a known host but not one.
+        #expect(CloudAliases.known.aliases(for: "login.microsoftonline.co") == ["login.microsoftonline.co"])
+        #expect(CloudAliases.known.aliases(for: "") == [""])
+    }
+}
