@@ -83,8 +83,9 @@ struct ScopeSet: Sendable, Hashable {
             let scope = ItemKey.normalized(String(decoding: part, as: UTF8.self))
             return scope.isEmpty || Self.reserved.contains(scope) || normalized.contains(scope)
         }
-        return Self.packedReserved.withUnsafeBufferPointer { Self.find(part, in: $0) }
-            || packed.withUnsafeBufferPointer { Self.find(part, in: $0) }
+        // The token's own scopes first: a requested scope is usually among them.
+        return packed.withUnsafeBufferPointer { Self.find(part, in: $0) }
+            || Self.packedReserved.withUnsafeBufferPointer { Self.find(part, in: $0) }
     }
 
     /// `containsAll` for text without contiguous UTF-8 storage (bridged strings).
