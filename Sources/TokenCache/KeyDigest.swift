@@ -7,13 +7,18 @@ import Glibc
 /// lookup. This folds eight bytes at a time with one 64 × 64 → 128-bit multiply, as wyhash and Go's
 /// map hash do, and the map's `Hasher` then mixes only the eight-byte digest.
 ///
-/// The seed is random per process, as `Hasher`'s is: whoever writes the store (which the threat
+/// The seed is random per process, drawn from `Hasher`'s: whoever writes the store (which the threat
 /// model does not trust) cannot choose keys that collide in advance. A collision only lengthens a
 /// probe; keys are still compared byte for byte.
 struct KeyDigest: Sendable, Hashable {
     private(set) var value: UInt64
 
-    private static let seed = UInt64.random(in: 0...UInt64.max)
+    /// Drawn from `Hasher`'s own per-process seed, so that `SWIFT_DETERMINISTIC_HASHING` fixes both.
+    private static let seed: UInt64 = {
+        var hasher = Hasher()
+        hasher.combine(0x746F_6B65_6E63_6163 as UInt64)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
+    }()
     private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
     private static let finisher: UInt64 = 0xE703_7ED1_A0B4_28DB
 
@@ -42,12 +47,16 @@ struct KeyDigest: Sendable, Hashable {
             state = mix(state ^ bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self), multiplier)
             index += 8
         }
-        if index < bytes.count {
-            var tail: UInt64 = 0
-            withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: bytes.baseAddress! + index, byteCount: bytes.count - index) }
-            state = mix(state ^ tail, finisher)
+        guard index < bytes.count else { return state }
+        // The last bytes: as the word that ends the string when there is one (overlapping bytes
+        // already folded, which the length mixed in first keeps unambiguous), else one by one.
+        var tail: UInt64 = 0
+        if bytes.count >= 8 {
+            tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+        } else {
+            for byte in bytes.reversed() { tail = tail << 8 | UInt64(byte) }
         }
-        return state
+        return mix(state ^ tail, finisher)
     }
 
     /// Whether the two strings have the same UTF-8 bytes: the equality that goes with the digest
