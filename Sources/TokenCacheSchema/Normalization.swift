@@ -67,6 +67,13 @@ private func asciiCase(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIICase {
         upper |= (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25) & highs
         index += 8
     }
+    if index < raw.count && raw.count >= 8 {
+        // The rest as the last word, overlapping bytes already tested (which changes neither test).
+        let word = raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self)
+        if word & highs != 0 { return .nonASCII }
+        upper |= (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25) & highs
+        index = raw.count
+    }
     while index < raw.count {
         let byte = raw[index]
         if byte >= 0x80 { return .nonASCII }
