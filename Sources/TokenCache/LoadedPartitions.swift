@@ -26,6 +26,46 @@ enum PartitionNeed: Hashable, Sendable {
     case username(String)
     /// App metadata under every alias of `environment` (every known host when `nil`).
     case appMetadata(environment: String?)
+
+    // Hashed through a `KeyDigest` and compared as bytes, as the access-token map's key is: every
+    // warm lookup in this mode hashes its need, and a home account id is 70 bytes.
+    static func == (lhs: PartitionNeed, rhs: PartitionNeed) -> Bool {
+        func same(_ first: String?, _ second: String?) -> Bool {
+            guard let first, let second else { return first == nil && second == nil }
+            return KeyDigest.sameBytes(first, second)
+        }
+        switch (lhs, rhs) {
+        case let (.homeAccount(first, firstEnvironment, firstLegacy, firstMetadata), .homeAccount(second, secondEnvironment, secondLegacy, secondMetadata)):
+            return firstLegacy == secondLegacy && firstMetadata == secondMetadata
+                && KeyDigest.sameBytes(first, second) && same(firstEnvironment, secondEnvironment)
+        case let (.username(first), .username(second)):
+            return KeyDigest.sameBytes(first, second)
+        case let (.appMetadata(first), .appMetadata(second)):
+            return same(first, second)
+        default:
+            return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        var digest = KeyDigest()
+        // The case, the flags and whether the environment is absent, in one byte.
+        let shape: UInt8
+        switch self {
+        case .homeAccount(let home, let environment, let legacy, let metadata):
+            digest.add(home)
+            digest.add(environment ?? "")
+            shape = 1 | (legacy ? 8 : 0) | (metadata ? 16 : 0) | (environment == nil ? 32 : 0)
+        case .username(let username):
+            digest.add(username)
+            shape = 2
+        case .appMetadata(let environment):
+            digest.add(environment ?? "")
+            shape = 3 | (environment == nil ? 32 : 0)
+        }
+        hasher.combine(digest.value)
+        hasher.combine(shape)
+    }
 }
 
 /// The partitions an index holds in partition loading mode, with how recently each was used, and

@@ -98,3 +98,33 @@ import Testing
         #expect(CloudAliases.known.aliases(for: "") == [""])
     }
 }
+
+/// The partition-mode memo's key, hashed the same way.
+@Suite struct PartitionNeedKeyTests {
+    @Test func needsAreEqualExactlyWhenEveryPartIs() {
+        let home = "00000000-0000-0000-1234-567890abcdef.72f988bf-86f1-41af-91ab-2d7cd011db47"
+        let needs: [PartitionNeed] = [
+            .homeAccount(home, environment: "login.microsoftonline.com", legacy: false, metadata: false),
+            .homeAccount(home, environment: "login.microsoftonline.com", legacy: true, metadata: false),
+            .homeAccount(home, environment: "login.microsoftonline.com", legacy: false, metadata: true),
+            .homeAccount(home, environment: nil, legacy: false, metadata: false),
+            .homeAccount(home, environment: "", legacy: false, metadata: false),
+            .homeAccount(home + "x", environment: "login.microsoftonline.com", legacy: false, metadata: false),
+            .username(home),
+            .username(""),
+            .appMetadata(environment: nil),
+            .appMetadata(environment: ""),
+            .appMetadata(environment: "login.microsoftonline.com"),
+        ]
+        var memo: [PartitionNeed: Int] = [:]
+        for (position, need) in needs.enumerated() { memo[need] = position }
+        #expect(memo.count == needs.count)
+        for (position, need) in needs.enumerated() {
+            #expect(memo[need] == position)
+            for (other, candidate) in needs.enumerated() { #expect((need == candidate) == (position == other)) }
+        }
+        // The same need built from other string objects.
+        let copy = PartitionNeed.homeAccount(String(("_" + home).dropFirst()), environment: String(("_login.microsoftonline.com").dropFirst()), legacy: false, metadata: false)
+        #expect(memo[copy] == 0)
+    }
+}
