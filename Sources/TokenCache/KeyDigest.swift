@@ -7,9 +7,10 @@ import Glibc
 /// lookup. This folds eight bytes at a time with one 64 × 64 → 128-bit multiply, as wyhash and Go's
 /// map hash do, and the map's `Hasher` then mixes only the eight-byte digest.
 ///
-/// The seed is random per process, drawn from `Hasher`'s: whoever writes the store (which the threat
-/// model does not trust) cannot choose keys that collide in advance. A collision only lengthens a
-/// probe; keys are still compared byte for byte.
+/// The seed is random per process, drawn from `Hasher`'s, so whoever writes the store (which the
+/// threat model does not trust) does not know which keys collide. This is not SipHash's proven
+/// resistance to chosen collisions; what a crafted store could gain is slower lookups of its own
+/// keys, never a wrong answer: keys are still compared byte for byte.
 struct KeyDigest: Sendable, Hashable {
     private(set) var value: UInt64
 
@@ -59,8 +60,9 @@ struct KeyDigest: Sendable, Hashable {
         return mix(state ^ tail, finisher)
     }
 
-    /// Whether the two strings have the same UTF-8 bytes: the equality that goes with the digest
-    /// (`==` on `String` compares canonical equivalence, which bytes cannot hash).
+    /// Whether the two strings have the same UTF-8 bytes: the equality that goes with the digest.
+    /// (`String`'s `==` is canonical equivalence, under which strings with different bytes, and
+    /// so different digests, can be equal.)
     static func sameBytes(_ first: String, _ second: String) -> Bool {
         let count = first.utf8.count
         guard second.utf8.count == count else { return false }
