@@ -55,7 +55,7 @@ import Testing
         let writer = try TokenCache(store: other)
         try Self.save(writer, user: 0)
         try Self.save(writer, user: 1)
-        try store.apply(try other.allItems().map(StoreOperation.save))
+        _ = try store.apply(try other.allItems().map(StoreOperation.save))
         #expect(try store.partitions(withLookupKey: LookupKey.username("user0@contoso.com")) == nil)
 
         let cache = try TokenCache(store: store)

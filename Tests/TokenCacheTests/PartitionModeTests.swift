@@ -171,7 +171,7 @@ import Testing
         let other = try PartitionedMemoryStore(groups: [Self.group], keepsLookupKeys: false)
         let writer = try TokenCache(store: other)
         for user in 0..<5 { try Self.save(writer, user: user, step: user) }
-        try store.apply(try other.allItems().map(StoreOperation.save))
+        _ = try store.apply(try other.allItems().map(StoreOperation.save))
         let cache = try Self.engine(store, limit: 1_000)
         let fullReads = store.fullReads
         #expect(try cache.account(username: "user1@contoso.com")?.homeAccountId == "uid1.tid1")
