@@ -77,15 +77,6 @@ public struct ItemIdentity: Sendable, Hashable {
             && sameBytes(lhs.service, rhs.service)
     }
 
-    /// Whether the two strings have the same UTF-8 bytes (not merely canonically equivalent).
-    private static func sameBytes(_ first: String, _ second: String) -> Bool {
-        var first = first
-        var second = second
-        return first.withUTF8 { a in
-            second.withUTF8 { b in a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
-        }
-    }
-
     public func hash(into hasher: inout Hasher) {
         // Lengths keep ("ab", "c") and ("a", "bc") apart.
         func combine(_ part: String) {

@@ -1,3 +1,5 @@
+@_spi(Bytes) import CacheStore
+
 extension CacheIndex {
     /// What access tokens are filed under: home account, client and realm, each normalized.
     ///
@@ -22,9 +24,9 @@ extension CacheIndex {
 
         static func == (lhs: AccessTokenKey, rhs: AccessTokenKey) -> Bool {
             lhs.digest == rhs.digest
-                && KeyDigest.sameBytes(lhs.homeAccountId, rhs.homeAccountId)
-                && KeyDigest.sameBytes(lhs.clientId, rhs.clientId)
-                && KeyDigest.sameBytes(lhs.realm, rhs.realm)
+                && sameBytes(lhs.homeAccountId, rhs.homeAccountId)
+                && sameBytes(lhs.clientId, rhs.clientId)
+                && sameBytes(lhs.realm, rhs.realm)
         }
 
         func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }

@@ -59,17 +59,4 @@ struct KeyDigest: Sendable, Hashable {
         }
         return mix(state ^ tail, finisher)
     }
-
-    /// Whether the two strings have the same UTF-8 bytes: the equality that goes with the digest.
-    /// (`String`'s `==` is canonical equivalence, under which strings with different bytes, and
-    /// so different digests, can be equal.)
-    static func sameBytes(_ first: String, _ second: String) -> Bool {
-        let count = first.utf8.count
-        guard second.utf8.count == count else { return false }
-        if count == 0 { return true }
-        let compared = first.utf8.withContiguousStorageIfAvailable { a in
-            second.utf8.withContiguousStorageIfAvailable { b in memcmp(a.baseAddress!, b.baseAddress!, count) == 0 }
-        }
-        return (compared ?? nil) ?? first.utf8.elementsEqual(second.utf8)
-    }
 }

@@ -1,4 +1,4 @@
-import CacheStore
+@_spi(Bytes) import CacheStore
 
 extension TokenCache.Configuration {
     /// What the engine keeps in memory.
@@ -32,14 +32,14 @@ enum PartitionNeed: Hashable, Sendable {
     static func == (lhs: PartitionNeed, rhs: PartitionNeed) -> Bool {
         func same(_ first: String?, _ second: String?) -> Bool {
             guard let first, let second else { return first == nil && second == nil }
-            return KeyDigest.sameBytes(first, second)
+            return sameBytes(first, second)
         }
         switch (lhs, rhs) {
         case let (.homeAccount(first, firstEnvironment, firstLegacy, firstMetadata), .homeAccount(second, secondEnvironment, secondLegacy, secondMetadata)):
             return firstLegacy == secondLegacy && firstMetadata == secondMetadata
-                && KeyDigest.sameBytes(first, second) && same(firstEnvironment, secondEnvironment)
+                && sameBytes(first, second) && same(firstEnvironment, secondEnvironment)
         case let (.username(first), .username(second)):
-            return KeyDigest.sameBytes(first, second)
+            return sameBytes(first, second)
         case let (.appMetadata(first), .appMetadata(second)):
             return same(first, second)
         default:

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Bytes) import CacheStore
 import TestSupport
 import Testing
 
@@ -44,10 +45,10 @@ import Testing
         let composed = "caf\u{E9}"
         let decomposed = "cafe\u{301}"
         #expect(composed == decomposed)
-        #expect(!KeyDigest.sameBytes(composed, decomposed))
-        #expect(KeyDigest.sameBytes(composed, String(("_" + composed).dropFirst())))
-        #expect(KeyDigest.sameBytes("", ""))
-        #expect(!KeyDigest.sameBytes("a", ""))
+        #expect(!sameBytes(composed, decomposed))
+        #expect(sameBytes(composed, String(("_" + composed).dropFirst())))
+        #expect(sameBytes("", ""))
+        #expect(!sameBytes("a", ""))
     }
 
     @Test func theAccessTokenMapFindsEveryKeyAndNoOther() {
