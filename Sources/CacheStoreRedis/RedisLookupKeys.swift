@@ -3,8 +3,34 @@ import Foundation
 /// The lookup-key index's values: JSON arrays of strings (a partition's `.keys`, an index field's
 /// account attributes), readable with `redis-cli`, and editable by the index script.
 enum RedisLookupKeys {
+    /// The strings as a compact JSON array: `"` and `\` escaped, control characters as their
+    /// short escapes or `\u00XX`, everything else as its UTF-8 bytes. Written here rather than by
+    /// `JSONEncoder`: 0.4–0.6 µs for one username against its 2.2–3.1 µs (measured 2026-11-27).
     static func encode(_ values: [String]) -> Data {
-        (try? JSONEncoder().encode(values)) ?? Data("[]".utf8)
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        out.reserveCapacity(values.reduce(2) { $0 + $1.utf8.count + 3 })
+        let hex: StaticString = "0123456789abcdef"
+        for (position, value) in values.enumerated() {
+            if position > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
+                case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+                case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+                case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+                case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+                case ..<0x20:
+                    out += Array("\\u00".utf8)
+                    hex.withUTF8Buffer { digits in out += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
+                default: out.append(byte)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+        out.append(UInt8(ascii: "]"))
+        return Data(out)
     }
 
     /// The strings, or nil when `data` is not a JSON array of strings (in valid UTF-8).

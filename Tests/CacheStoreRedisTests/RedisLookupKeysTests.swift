@@ -10,6 +10,18 @@ struct RedisLookupKeysTests {
         #expect(RedisLookupKeys.decode(RedisLookupKeys.encode([])) == [])
     }
 
+    @Test func writesCompactJSONThatAnyReaderReads() throws {
+        #expect(String(decoding: RedisLookupKeys.encode(["a/b", "q\"b\\", "é"]), as: UTF8.self) == #"["a/b","q\"b\\","é"]"#)
+        #expect(String(decoding: RedisLookupKeys.encode([]), as: UTF8.self) == "[]")
+        // Every control character, each escaped so that a strict reader (Foundation's) agrees.
+        let controls = (0..<0x20).map { String(UnicodeScalar(UInt8($0))) } + ["\u{7F}", "x\u{1}y"]
+        let encoded = RedisLookupKeys.encode(controls)
+        #expect(!encoded.contains { $0 < 0x20 })
+        #expect(try JSONDecoder().decode([String].self, from: encoded) == controls)
+        #expect(RedisLookupKeys.decode(encoded) == controls)
+        #expect(String(decoding: RedisLookupKeys.encode(["\u{1}\n"]), as: UTF8.self) == #"["\u0001\n"]"#)
+    }
+
     @Test func readsWhatTheIndexScriptWrites() {
         // cjson escapes '/' and writes no spaces; other writers may add white space.
         #expect(RedisLookupKeys.decode(Data(#"["home-login.windows.net","a\/b"]"#.utf8)) == ["home-login.windows.net", "a/b"])
