@@ -54,6 +54,30 @@ enum IndexingScanner {
 
     /// Checks the document and records where each known member's string value is.
     private static func scan(_ bytes: UnsafeRawBufferPointer, into slots: UnsafeMutableBufferPointer<Range<Int>?>) -> Bool {
+        walkFlatObject(bytes) { key, value in
+            guard let slot = self.slot(in: names, bytes, key) else { return true }
+            // A known member: a string, given once.
+            guard slots[slot] == nil, case .string(let range) = value else { return false }
+            slots[slot] = range
+            return true
+        }
+    }
+
+    /// A member's value in a flat object (see ``walkFlatObject(_:_:)``).
+    enum FlatValue {
+        /// A string without escapes: the bytes between its quotes.
+        case string(Range<Int>)
+        /// A number: its bytes, valid JSON number syntax.
+        case number(Range<Int>)
+        case bool(Bool)
+        case null
+    }
+
+    /// Walks one JSON object of plain members, handing each member's key (the bytes between its
+    /// quotes) and value to `member`, in order; `false` when the document is anything else (see the
+    /// type's comment) or `member` declines one.
+    @inline(__always)
+    static func walkFlatObject(_ bytes: UnsafeRawBufferPointer, _ member: (Range<Int>, FlatValue) -> Bool) -> Bool {
         let count = bytes.count
         var position = 0
         func skipWhitespace() {
@@ -92,29 +116,30 @@ enum IndexingScanner {
             position += 1
             skipWhitespace()
             guard position < count else { return false }
-            if let slot = self.slot(bytes, key) {
-                // A known member: a string, given once.
-                guard slots[slot] == nil, let value = string() else { return false }
-                slots[slot] = value
-            } else {
-                switch bytes[position] {
-                case UInt8(ascii: "\""):
-                    guard string() != nil else { return false }
-                case UInt8(ascii: "t"):
-                    guard literal("true") else { return false }
-                case UInt8(ascii: "f"):
-                    guard literal("false") else { return false }
-                case UInt8(ascii: "n"):
-                    guard literal("null") else { return false }
-                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    let rest = UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[position...])
-                    var length = 0
-                    guard JSONNumber.scan(rest, &length) else { return false }
-                    position += length
-                default:
-                    return false
-                }
+            let value: FlatValue
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                guard let range = string() else { return false }
+                value = .string(range)
+            case UInt8(ascii: "t"):
+                guard literal("true") else { return false }
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                guard literal("false") else { return false }
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                guard literal("null") else { return false }
+                value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let rest = UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[position...])
+                var length = 0
+                guard JSONNumber.scan(rest, &length) else { return false }
+                value = .number(position..<(position + length))
+                position += length
+            default:
+                return false
             }
+            guard member(key, value) else { return false }
             skipWhitespace()
             guard position < count else { return false }
             let next = bytes[position]
@@ -126,7 +151,8 @@ enum IndexingScanner {
         return position == count
     }
 
-    private static func slot(_ bytes: UnsafeRawBufferPointer, _ key: Range<Int>) -> Int? {
+    /// The position in `names` of the member name `key` (a range of `bytes`).
+    static func slot(in names: [[UInt8]], _ bytes: UnsafeRawBufferPointer, _ key: Range<Int>) -> Int? {
         let length = key.count
         for (slot, name) in names.enumerated() where name.count == length {
             if name.withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress! + key.lowerBound, length) }) == 0 { return slot }

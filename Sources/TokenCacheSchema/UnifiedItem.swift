@@ -54,7 +54,12 @@ public enum UnifiedItem: Sendable, Hashable {
         if CredentialType(typeCode: type) != nil {
             self = .credential(try Credential(storeItem: item))
         } else if AccountType(typeCode: type) != nil {
-            self = .account(try Account(storeItem: item))
+            // The usual payload in one pass; anything else, and every error, from the full read.
+            if let account = IndexingScanner.account(item.data) {
+                self = .account(account)
+            } else {
+                self = .account(try Account(storeItem: item))
+            }
         } else if type == ItemTypeCode.appMetadata {
             self = .appMetadata(try AppMetadata(storeItem: item))
         } else if type == ItemTypeCode.accountMetadata {

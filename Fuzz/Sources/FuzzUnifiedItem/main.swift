@@ -7,7 +7,8 @@ import FuzzSupport
 // among the unified ones, an untyped item, or an arbitrary code; a generic); the rest is the payload.
 // Any payload must decode or throw SchemaError; an item that decodes must give a store item that
 // decodes again. For credentials, the partial read an index makes must accept exactly what the full
-// read accepts, with the same indexed fields.
+// read accepts, with the same indexed fields; accounts (read in one pass when they can be) must
+// read as the full read reads them.
 private let typeCodes: [UInt32?] = [
     nil, 1000, 1001, 1002, 1003, 1004, 2000, 2001, 2002, 2003, 2004, 2005, 2006, 2007, 2008, 2009,
     3001, 5001, 0, 999, 2010, 4000,
@@ -41,6 +42,16 @@ fuzzMain { data in
                     && full.requestedClaims == partial.requestedClaims
                     && full.applicationIdentifier == partial.applicationIdentifier && full.isTombstone == partial.isTombstone,
                 "the partial read gives other indexed fields than the full read")
+        }
+    }
+    if let type, AccountType(typeCode: type) != nil {
+        // UnifiedItem reads accounts in one pass when it can: it must answer as the full read does.
+        let full = try? Account(storeItem: item)
+        let unified = try? UnifiedItem(item)
+        if case .account(let account) = unified {
+            precondition(full == account, "the one-pass account read disagrees with the full read")
+        } else {
+            precondition(full == nil, "the full read reads an account UnifiedItem does not")
         }
     }
     guard let unified = try? UnifiedItem(item) else { return }
