@@ -1,3 +1,5 @@
+import Foundation
+
 /// The environments (login hosts) that name the same cloud, known without a network call.
 ///
 /// Items are written under a cloud's *preferred cache* host and found under any of its aliases, as
@@ -117,21 +119,35 @@ public struct CloudAliases: Sendable {
         Self.hosts(ending: account, among: hosts)
     }
 
-    /// ``hosts(ending:)`` among `hosts` (lower-cased). On contiguous bytes: it runs for every
-    /// account attribute of a store being read.
+    /// ``hosts(ending:)`` among `hosts` (lower-cased).
     static func hosts(ending account: String, among hosts: [String]) -> [String] {
-        var account = account
-        return account.withUTF8 { attribute in
-            hosts.filter { host in
-                var host = host
-                return host.withUTF8 { host in
-                    guard attribute.count > host.count else { return false }
-                    let dash = attribute.count - host.count - 1
-                    return attribute[dash] == UInt8(ascii: "-")
-                        && attribute[(dash + 1)...].elementsEqual(host)
-                }
+        hosts.filter { ends(account, with: $0) }
+    }
+
+    /// The longest of `hosts` (lower-cased) that ends `account` after a dash, if any. Runs for every
+    /// run of access tokens of a store being read: no array, and each host's bytes compared in place.
+    static func longestHost(ending account: String, among hosts: [String]) -> String? {
+        var longest: String?
+        for host in hosts where host.utf8.count > longest?.utf8.count ?? -1 && ends(account, with: host) {
+            longest = host
+        }
+        return longest
+    }
+
+    /// Whether `account` is `…-host`.
+    private static func ends(_ account: String, with host: String) -> Bool {
+        let attribute = account.utf8
+        let suffix = host.utf8
+        guard attribute.count > suffix.count else { return false }
+        let dash = attribute.count - suffix.count - 1
+        let compared = attribute.withContiguousStorageIfAvailable { attribute in
+            suffix.withContiguousStorageIfAvailable { suffix in
+                attribute[dash] == UInt8(ascii: "-")
+                    && (suffix.isEmpty || memcmp(attribute.baseAddress! + dash + 1, suffix.baseAddress!, suffix.count) == 0)
             }
         }
+        if let compared, let compared { return compared }
+        return attribute.dropFirst(dash).elementsEqual([UInt8(ascii: "-")] + Array(suffix))
     }
 
     /// Whether the two hosts name the same cloud (or are equal, ignoring case).

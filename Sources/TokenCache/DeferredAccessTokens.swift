@@ -49,7 +49,7 @@ final class DeferredAccessTokens: Sendable {
     /// one of `hosts` (the longest that does; see ``CloudAliases/hosts(ending:)``). Attributes of
     /// other environments are not deferred.
     static func split(account: String, hosts: [String]) -> (home: String, environment: String)? {
-        guard let host = CloudAliases.hosts(ending: account, among: hosts).max(by: { $0.utf8.count < $1.utf8.count }) else {
+        guard let host = CloudAliases.longestHost(ending: account, among: hosts) else {
             return nil
         }
         return (String(account.utf8.dropLast(host.utf8.count + 1))!, host)

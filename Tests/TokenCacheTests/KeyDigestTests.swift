@@ -98,6 +98,19 @@ import Testing
         #expect(CloudAliases.known.aliases(for: "login.microsoftonline.co") == ["login.microsoftonline.co"])
         #expect(CloudAliases.known.aliases(for: "") == [""])
     }
+
+    @Test func theLongestHostEndingAnAttributeAfterADashIsFound() {
+        let hosts = ["b.c", "a-b.c", "login.microsoftonline.com", "x"]
+        #expect(CloudAliases.longestHost(ending: "h-a-b.c", among: hosts) == "a-b.c")
+        #expect(CloudAliases.hosts(ending: "h-a-b.c", among: hosts) == ["b.c", "a-b.c"])
+        #expect(CloudAliases.longestHost(ending: "h.b.c", among: hosts) == nil, "no dash before the host")
+        #expect(CloudAliases.longestHost(ending: "-b.c", among: hosts) == "b.c")
+        #expect(CloudAliases.longestHost(ending: "b.c", among: hosts) == nil, "the host alone is no attribute")
+        #expect(CloudAliases.longestHost(ending: "uid.utid-login.microsoftonline.com", among: hosts) == "login.microsoftonline.com")
+        #expect(CloudAliases.longestHost(ending: "uid.utid-login.microsoftonline.co", among: hosts) == nil)
+        #expect(CloudAliases.longestHost(ending: "", among: hosts) == nil)
+        #expect(CloudAliases.longestHost(ending: "h-b.c", among: []) == nil)
+    }
 }
 
 /// The partition-mode memo's key, hashed the same way.
