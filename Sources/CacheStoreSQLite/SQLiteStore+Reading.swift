@@ -146,6 +146,10 @@ extension SQLiteStore {
         /// The most recently met services, newest last.
         var services: [String] = []
         static let serviceLimit = 16
+        /// Where in ``services`` the next row's service probably is: accounts repeat the services of
+        /// the one before in the same order, so after a hit the next row's is usually the one after
+        /// it, and after the last one (or a new one) the first. Tried before the search.
+        var expectedService = 0
     }
 
     /// The item in `row`, sharing attribute values with the rows before it. Each column's bytes are
@@ -182,12 +186,18 @@ extension SQLiteStore {
         }
         let serviceBytes = row.textBytes(2)
         let service: String
-        if let known = shared.services.last(where: { same($0, serviceBytes) }) {
-            service = known
+        let expected = shared.expectedService < shared.services.count ? shared.expectedService : 0
+        if expected < shared.services.count, same(shared.services[expected], serviceBytes) {
+            service = shared.services[expected]
+            shared.expectedService = expected + 1
+        } else if let position = shared.services.lastIndex(where: { same($0, serviceBytes) }) {
+            service = shared.services[position]
+            shared.expectedService = position + 1
         } else {
             service = row.string(2)
             if shared.services.count == SharedAttributes.serviceLimit { shared.services.removeFirst() }
             shared.services.append(service)
+            shared.expectedService = 0
         }
         return StoreItem(
             accessGroup: group,
