@@ -36,13 +36,7 @@ import Testing
             let values = ["\"extra\"", "1795438059", "-1.5e3", "true", "false", "null", "\"\"", "0", "{\"nested\":1}", "[]", "01", "\"\\n\""]
             members.append((pick(["account_source", "last_modification_time", "x_\(index)"]), chance(80) ? pick(Array(values.prefix(8))) : pick(values)))
         }
-        if chance(5), let first = members.first { members.append(first) }
-        members.shuffle(using: &generator)
-        let space = chance(20) ? pick([" ", "\n", "\t", "\r\n "]) : ""
-        var text = "{" + space + members.map { "\"\($0.0)\"\(space):\(space)\($0.1)" }.joined(separator: "," + space) + space
-        if chance(3) { text += "," }
-        text += "}" + (chance(10) ? pick([" ", "\n", " x", "}"]) : "")
-        return Data(((chance(2) ? "\u{FEFF}" : "") + text).utf8)
+        return JSONPayloadMutation.object(members, using: &generator)
     }
 
     static func item(_ data: Data) -> StoreItem {
@@ -85,18 +79,9 @@ import Testing
 
     @Test func readsWhatTheFullReadReadsOnCorruptedPayloads() {
         var generator = SplitMix64(seed: 0xBADACC)
-        let alphabet = Array("{}[]\",:\\ 0123456789-+.eEtrufalsn<>".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
         var read = 0
         for round in 0..<20_000 {
-            var bytes = [UInt8](Self.payload(&generator))
-            for _ in 0..<(1 + round % 3) where !bytes.isEmpty {
-                let position = Int.random(in: 0..<bytes.count, using: &generator)
-                switch round % 3 {
-                case 0: bytes[position] = alphabet.randomElement(using: &generator)!
-                case 1: bytes.remove(at: position)
-                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
-                }
-            }
+            let bytes = JSONPayloadMutation.corrupted([UInt8](Self.payload(&generator)), round: round, using: &generator)
             if Self.expectAgreement(Data(bytes)) { read += 1 }
         }
         #expect(read > 1_000, "the scanner read \(read) corrupted payloads")

@@ -54,13 +54,7 @@ import Testing
             let values = ["\"extra\"", "1795438059", "-1.5e3", "true", "false", "null", "\"\"", "{\"nested\":1}", "[]", "01", "\"\\n\""]
             members.append(("x_unknown_\(index)", chance(80) ? pick(Array(values.prefix(7))) : pick(values)))
         }
-        if chance(5), let first = members.first { members.append(first) }
-        members.shuffle(using: &generator)
-        let space = chance(20) ? pick([" ", "\n", "\t", "\r\n "]) : ""
-        var text = "{" + space + members.map { "\"\($0.0)\"\(space):\(space)\($0.1)" }.joined(separator: "," + space) + space
-        if chance(3) { text += "," }
-        text += "}" + (chance(10) ? pick([" ", "\n", " x", "}"]) : "")
-        return (Data(((chance(2) ? "\u{FEFF}" : "") + text).utf8), type)
+        return (JSONPayloadMutation.object(members, using: &generator), type)
     }
 
     static func item(_ data: Data, type: UInt32) -> StoreItem {
@@ -95,20 +89,10 @@ import Testing
 
     @Test func readsWhatTheFullReadReadsOnCorruptedPayloads() {
         var generator = SplitMix64(seed: 0xBAD)
-        let alphabet = Array("{}[]\",:\\ 0123456789-+.eEtrufalsn<>".utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xFF]
         var read = 0
         for round in 0..<20_000 {
             var (data, type) = Self.payload(&generator)
-            var bytes = [UInt8](data)
-            for _ in 0..<(1 + round % 3) where !bytes.isEmpty {
-                let position = Int.random(in: 0..<bytes.count, using: &generator)
-                switch round % 3 {
-                case 0: bytes[position] = alphabet.randomElement(using: &generator)!
-                case 1: bytes.remove(at: position)
-                default: bytes.insert(alphabet.randomElement(using: &generator)!, at: position)
-                }
-            }
-            data = Data(bytes)
+            data = Data(JSONPayloadMutation.corrupted([UInt8](data), round: round, using: &generator))
             if Self.expectAgreement(data, type: type) { read += 1 }
             // And `Credential(indexing:)` as a whole (scanner, then the general reader) agrees with the full read.
             IndexingReadTests.expectAgreement(data, type: type, "round \(round)")
