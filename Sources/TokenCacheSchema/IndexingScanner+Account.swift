@@ -10,7 +10,8 @@ extension IndexingScanner {
 
     /// The account in `data`, read in one pass without a JSON tree, or `nil` when the payload is not
     /// one this scanner reads: the same payloads as ``credential(_:typeHint:)`` reads (one flat
-    /// object, known members plain strings given once), and no unknown member given twice. An
+    /// object, known members plain strings given once), and at most 16 unknown members, none given
+    /// twice. An
     /// account's unknown members are kept (``Account/additionalFields``), in order.
     ///
     /// Everything it reads, the full read (``Account/init(jsonObject:)``) reads to an equal account
@@ -28,8 +29,12 @@ extension IndexingScanner {
                         return true
                     }
                     // A repeated unknown member keeps its last value in its first place in the full
-                    // read; rare enough to leave to it.
-                    guard !unknown.contains(where: { same(raw, $0.key, key) }) else { return false }
+                    // read; rare enough to leave to it. So are many unknown members: the search for a
+                    // repeat is linear, and the full read indexes large objects' keys, so a crafted
+                    // payload cannot make an open quadratic.
+                    guard unknown.count < JSONObject.indexThreshold,
+                        !unknown.contains(where: { same(raw, $0.key, key) })
+                    else { return false }
                     unknown.append((key, value))
                     return true
                 }

@@ -14,7 +14,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     private var index: [String: Int]?
 
     /// Objects with more members than this keep an index.
-    private static let indexThreshold = 16
+    static let indexThreshold = 16
 
     private func position(of key: String) -> Int? {
         if let index { return index[key] }

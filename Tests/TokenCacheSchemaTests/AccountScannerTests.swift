@@ -105,6 +105,21 @@ import Testing
         #expect(unknown.additionalFields["x_count"] == .number(JSONNumber(3)))
     }
 
+    /// The scanner's search for a repeated unknown member is linear: it reads at most 16 and leaves
+    /// larger objects to the full read, which indexes their keys (a stored payload may be crafted).
+    @Test func leavesManyUnknownMembersToTheFullRead() throws {
+        func payload(unknown: Int) -> Data {
+            Data(("{\"authority_type\":\"MSSTS\"" + (0..<unknown).map { ",\"x\($0)\":\($0)" }.joined() + "}").utf8)
+        }
+        #expect(IndexingScanner.account(payload(unknown: 16))?.additionalFields.count == 16)
+        #expect(IndexingScanner.account(payload(unknown: 17)) == nil)
+        Self.expectAgreement(payload(unknown: 17))
+        let large = payload(unknown: 5_000)
+        #expect(IndexingScanner.account(large) == nil)
+        guard case .account(let account) = try UnifiedItem(Self.item(large)) else { Issue.record("not an account"); return }
+        #expect(account.additionalFields.count == 5_000)
+    }
+
     @Test func declinesWhatOnlyTheFullReadTakes() {
         let base = #"{"authority_type":"MSSTS","home_account_id":"h","username":"u","x":"1"}"#
         #expect(IndexingScanner.account(Data(base.utf8)) != nil)
