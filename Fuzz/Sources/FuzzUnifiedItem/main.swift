@@ -44,17 +44,17 @@ fuzzMain { data in
                 "the partial read gives other indexed fields than the full read")
         }
     }
+    let decoded = try? UnifiedItem(item)
     if let type, AccountType(typeCode: type) != nil {
         // UnifiedItem reads accounts in one pass when it can: it must answer as the full read does.
         let full = try? Account(storeItem: item)
-        let unified = try? UnifiedItem(item)
-        if case .account(let account) = unified {
+        if case .account(let account) = decoded {
             precondition(full == account, "the one-pass account read disagrees with the full read")
         } else {
             precondition(full == nil, "the full read reads an account UnifiedItem does not")
         }
     }
-    guard let unified = try? UnifiedItem(item) else { return }
+    guard let unified = decoded else { return }
     _ = unified.key
     let stored: StoreItem?
     do {
