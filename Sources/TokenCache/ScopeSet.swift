@@ -4,19 +4,28 @@
 ///
 /// A token holds a handful of scopes, so they are kept as one run of lower-case bytes and searched
 /// linearly: cheaper than hashing each scope, and a lookup tests its request against them in place,
-/// case-folding as it compares, without building a set of its own.
+/// case-folding as it compares, without building a set of its own. Each scope in the run is
+/// preceded by its length (LEB128), so a search steps from scope to scope and compares only the
+/// bytes of scopes as long as the one it looks for.
 struct ScopeSet: Sendable, Hashable {
     /// Scopes every token response grants implicitly; they never decide whether a token matches.
     static let reserved = ["openid", "profile", "offline_access"]
-    private static let packedReserved = Array(reserved.joined(separator: " ").utf8)
+    private static let packedReserved = pack(reserved)
 
-    /// The normalized scopes, without repeats, in first-seen order, joined by single spaces, as
-    /// bytes: what ``containsAll(requested:)`` searches.
+    /// The normalized scopes, without repeats, in first-seen order, each after its length: what
+    /// ``containsAll(requested:)`` searches.
     private let packed: [UInt8]
 
     /// Normalized, without repeats, in first-seen order.
     var normalized: [String] {
-        packed.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+        var scopes: [String] = []
+        packed.withUnsafeBufferPointer { packed in
+            _ = Self.anyScope(of: packed) { scope in
+                scopes.append(String(decoding: scope, as: UTF8.self))
+                return false
+            }
+        }
+        return scopes
     }
 
     init(_ target: String) {
@@ -25,7 +34,7 @@ struct ScopeSet: Sendable, Hashable {
         target.utf8.withContiguousStorageIfAvailable { bytes in
             // One pass for the usual ASCII target: words trimmed, lower-cased and appended unless
             // already there. Anything else takes the general path below.
-            packed.reserveCapacity(bytes.count)
+            packed.reserveCapacity(bytes.count + 4)
             _ = Self.anyWord(of: bytes) { raw in
                 let word = Self.trimmed(raw)
                 if word.contains(where: { $0 >= 0x80 }) {
@@ -33,7 +42,7 @@ struct ScopeSet: Sendable, Hashable {
                     return true
                 }
                 if !word.isEmpty && !packed.withUnsafeBufferPointer({ Self.find(word, in: $0) }) {
-                    if !packed.isEmpty { packed.append(UInt8(ascii: " ")) }
+                    Self.appendLength(word.count, to: &packed)
                     for byte in word { packed.append(Self.lowercased(byte)) }
                 }
                 return false
@@ -45,7 +54,7 @@ struct ScopeSet: Sendable, Hashable {
                 let scope = ItemKey.normalized(String(part))
                 if !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
             }
-            packed = Array(scopes.joined(separator: " ").utf8)
+            packed = Self.pack(scopes)
         }
         self.packed = packed
     }
@@ -56,7 +65,7 @@ struct ScopeSet: Sendable, Hashable {
 
     func intersects(_ other: ScopeSet) -> Bool {
         packed.withUnsafeBufferPointer { mine in
-            other.packed.withUnsafeBufferPointer { theirs in Self.anyWord(of: mine) { Self.find($0, in: theirs) } }
+            other.packed.withUnsafeBufferPointer { theirs in Self.anyScope(of: mine) { Self.find($0, in: theirs) } }
         }
     }
 
@@ -95,6 +104,26 @@ struct ScopeSet: Sendable, Hashable {
         return containsAll(requested: [copy])
     }
 
+    /// Normalized scopes, each after its length.
+    private static func pack(_ scopes: [String]) -> [UInt8] {
+        var packed: [UInt8] = []
+        for scope in scopes {
+            appendLength(scope.utf8.count, to: &packed)
+            packed += scope.utf8
+        }
+        return packed
+    }
+
+    /// `length` as LEB128: seven bits a byte, low first, the high bit set on all but the last.
+    private static func appendLength(_ length: Int, to packed: inout [UInt8]) {
+        var rest = UInt(length)
+        while rest >= 0x80 {
+            packed.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        packed.append(UInt8(rest))
+    }
+
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
@@ -109,7 +138,7 @@ struct ScopeSet: Sendable, Hashable {
     }
 
     /// Whether `predicate` holds for one of the runs of `bytes` between single spaces (a run may be
-    /// empty), tried first to last.
+    /// empty), tried first to last: the words of a request.
     private static func anyWord(of bytes: UnsafeBufferPointer<UInt8>, where predicate: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
         var start = 0
         while start < bytes.count {
@@ -121,10 +150,44 @@ struct ScopeSet: Sendable, Hashable {
         return false
     }
 
-    /// Whether ASCII `part`, lower-cased, is one of the space-separated lower-case words of `packed`.
-    private static func find(_ part: UnsafeBufferPointer<UInt8>, in packed: UnsafeBufferPointer<UInt8>) -> Bool {
-        anyWord(of: packed) { word in
-            word.count == part.count && zip(part, word).allSatisfy { lowercased($0) == $1 }
+    /// Whether `predicate` holds for one of the scopes of `packed`, tried first to last.
+    private static func anyScope(of packed: UnsafeBufferPointer<UInt8>, where predicate: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        var index = 0
+        while index < packed.count {
+            let (length, start) = scope(at: index, in: packed)
+            if predicate(UnsafeBufferPointer(rebasing: packed[start..<start + length])) { return true }
+            index = start + length
         }
+        return false
+    }
+
+    /// The length of the scope whose length starts at `index`, and where its bytes start.
+    @inline(__always)
+    private static func scope(at index: Int, in packed: UnsafeBufferPointer<UInt8>) -> (length: Int, start: Int) {
+        var index = index
+        var length = 0
+        var shift = 0
+        while true {
+            let byte = packed[index]
+            index += 1
+            length |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return (length, index) }
+            shift += 7
+        }
+    }
+
+    /// Whether `part`, lower-cased (ASCII letters only), is one of the scopes of `packed`.
+    private static func find(_ part: UnsafeBufferPointer<UInt8>, in packed: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 0
+        while index < packed.count {
+            let (length, start) = scope(at: index, in: packed)
+            if length == part.count {
+                var offset = 0
+                while offset < length && lowercased(part[offset]) == packed[start + offset] { offset += 1 }
+                if offset == length { return true }
+            }
+            index = start + length
+        }
+        return false
     }
 }

@@ -22,7 +22,14 @@ import Testing
     }
 
     static func randomTarget(_ generator: inout SplitMix64, asciiOnly: Bool) -> String {
-        let words = ["User.Read", "user.read", "Mail.Read", "openid", "PROFILE", "offline_access", "a", "B", "Files.ReadWrite.All"]
+        // Scopes are stored after their lengths, one byte up to 127, more beyond: scopes of 300 and
+        // 17,000 bytes take two and three; one differs from the other only in its last byte.
+        let long = "https://contoso.example/" + String(repeating: "Long.Scope/", count: 25)
+        let longer = String(repeating: "X", count: 17_000)
+        let words = [
+            "User.Read", "user.read", "Mail.Read", "openid", "PROFILE", "offline_access", "a", "B", "Files.ReadWrite.All",
+            long + "A", long.uppercased() + "a", long + "b", longer, longer + "x",
+        ]
         let odd = ["é", "\u{212A}", "İ", "Straße", "\u{A0}"]
         let separators = [" ", "  ", " \t", "\n ", ""]
         var text = ""
