@@ -22,6 +22,17 @@ extension CacheIndex {
             self.digest = digest
         }
 
+        /// The key a lookup asks for, from its raw home account and client ids (normalized here, in
+        /// the pass that digests them when they are normalized already) and a normalized realm.
+        init(normalizingHomeAccountId homeAccountId: String, clientId: String, realm: String) {
+            var digest = KeyDigest()
+            self.homeAccountId = digest.addNormalized(homeAccountId)
+            self.clientId = digest.addNormalized(clientId)
+            self.realm = realm
+            digest.add(realm)
+            self.digest = digest
+        }
+
         static func == (lhs: AccessTokenKey, rhs: AccessTokenKey) -> Bool {
             lhs.digest == rhs.digest
                 && sameBytes(lhs.homeAccountId, rhs.homeAccountId)
@@ -30,5 +41,8 @@ extension CacheIndex {
         }
 
         func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
+
+        // What the maps ask for: the digest, without `Hasher` (see `KeyDigest.hashValue(seed:)`).
+        func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
     }
 }

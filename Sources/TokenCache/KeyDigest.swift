@@ -1,4 +1,5 @@
 import Glibc
+@_spi(Text) import TokenCacheSchema
 
 /// A 64-bit digest of the UTF-8 bytes of key strings, for the lookup maps whose keys are long.
 ///
@@ -36,9 +37,79 @@ struct KeyDigest: Sendable, Hashable {
         }
     }
 
+    /// Folds in `string` normalized (``ItemKey/normalized(_:)-swift.type.method``) and returns it.
+    ///
+    /// A lookup's strings are almost always normalized already (ASCII, lower-case, trimmed): they
+    /// are then tested in the same pass that folds them, and returned as they are; any other string
+    /// is normalized first, then folded. Either way the digest is that of the normalized string.
+    mutating func addNormalized(_ string: String) -> String {
+        let folded = string.utf8.withContiguousStorageIfAvailable { bytes in
+            Self.foldIfNormalized(UnsafeRawBufferPointer(bytes), into: value)
+        }
+        if let folded = folded ?? nil {
+            value = folded
+            return string
+        }
+        let normalized = ItemKey.normalized(string)
+        add(normalized)
+        return normalized
+    }
+
+    /// Folds in one word (flags, a case tag).
+    mutating func add(word: UInt64) {
+        value = Self.mix(value ^ word, Self.multiplier)
+    }
+
+    /// What a `Dictionary` or `Set` whose seed is `seed` files the digest under: one multiply,
+    /// where `Hasher` would run SipHash's rounds over the same eight bytes (its seeding and
+    /// finalization are about 160 instructions, a tenth of a warm lookup's probe). For a key's
+    /// `_rawHashValue(seed:)`, the requirement of `Hashable` that the standard library's collections
+    /// call: the seed still varies the buckets from table to table, as with `Hasher`.
+    func hashValue(seed: Int) -> Int {
+        Int(truncatingIfNeeded: Self.mix(value ^ UInt64(bitPattern: Int64(seed)), Self.finisher))
+    }
+
     private static func mix(_ first: UInt64, _ second: UInt64) -> UInt64 {
         let product = first.multipliedFullWidth(by: second)
         return product.high ^ product.low
+    }
+
+    /// ``fold(_:into:)``, or `nil` when `bytes` are not a normalized key: a byte outside ASCII, an
+    /// upper-case letter, or white space at either end (what ``ItemKey`` normalization would change).
+    private static func foldIfNormalized(_ bytes: UnsafeRawBufferPointer, into state: UInt64) -> UInt64? {
+        guard let first = bytes.first, let last = bytes.last else { return fold(bytes, into: state) }
+        if first.isASCIIWhitespace || last.isASCIIWhitespace { return nil }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var state = mix(state ^ UInt64(truncatingIfNeeded: bytes.count), multiplier)
+        // Every word's bits or-ed (a high bit: not ASCII), and its upper-case letters: for a byte
+        // below 0x80, b + 0x3F has its high bit set when b >= "A", b + 0x25 when b > "Z". Sums of
+        // bytes from 0x80 up may carry into the next byte, but those already fail the first test.
+        var seen: UInt64 = 0
+        var upper: UInt64 = 0
+        func test(_ word: UInt64) {
+            seen |= word
+            upper |= (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25)
+        }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            test(word)
+            state = mix(state ^ word, multiplier)
+            index += 8
+        }
+        if index < bytes.count {
+            var tail: UInt64 = 0
+            if bytes.count >= 8 {
+                tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+            } else {
+                for byte in bytes.reversed() { tail = tail << 8 | UInt64(byte) }
+            }
+            // Zero bytes above a short tail pass both tests.
+            test(tail)
+            state = mix(state ^ tail, finisher)
+        }
+        return (seen | upper) & highs == 0 ? state : nil
     }
 
     private static func fold(_ bytes: UnsafeRawBufferPointer, into state: UInt64) -> UInt64 {

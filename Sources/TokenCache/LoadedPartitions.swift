@@ -48,9 +48,17 @@ enum PartitionNeed: Hashable, Sendable {
     }
 
     func hash(into hasher: inout Hasher) {
+        hasher.combine(digest.value)
+    }
+
+    // What the memo asks for: the digest, without `Hasher` (see `KeyDigest.hashValue(seed:)`).
+    func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
+
+    /// The strings' bytes and the need's shape: its case, its flags and whether its environment is
+    /// absent.
+    private var digest: KeyDigest {
         var digest = KeyDigest()
-        // The case, the flags and whether the environment is absent, in one byte.
-        let shape: UInt8
+        let shape: UInt64
         switch self {
         case .homeAccount(let home, let environment, let legacy, let metadata):
             digest.add(home)
@@ -63,8 +71,8 @@ enum PartitionNeed: Hashable, Sendable {
             digest.add(environment ?? "")
             shape = 3 | (environment == nil ? 32 : 0)
         }
-        hasher.combine(digest.value)
-        hasher.combine(shape)
+        digest.add(word: shape)
+        return digest
     }
 }
 

@@ -17,16 +17,15 @@ extension TokenCache {
     }
 
     func accessToken(_ query: AccessTokenQuery, in index: CacheIndex) throws -> FoundAccessToken? {
-        let homeAccountId = ItemKey.normalized(query.homeAccountId)
-        let realm = resolvedRealm(query.realm, homeAccountId: homeAccountId)
         let aliases = configuration.clouds.aliases(for: query.environment)
         let candidates: [IndexedCredential]
-        if let realm {
+        if let realm = resolvedRealm(query.realm, homeAccountId: query.homeAccountId) {
             candidates = index.accessTokens(
-                CacheIndex.AccessTokenKey(homeAccountId: homeAccountId, clientId: ItemKey.normalized(query.clientId), realm: realm),
+                CacheIndex.AccessTokenKey(normalizingHomeAccountId: query.homeAccountId, clientId: query.clientId, realm: realm),
                 environments: aliases)
         } else {
-            candidates = index.accessTokens(homeAccountId: homeAccountId, clientId: ItemKey.normalized(query.clientId), environments: aliases)
+            candidates = index.accessTokens(
+                homeAccountId: ItemKey.normalized(query.homeAccountId), clientId: ItemKey.normalized(query.clientId), environments: aliases)
         }
         guard !candidates.isEmpty else { return nil }
 
@@ -206,15 +205,16 @@ extension TokenCache {
     /// `realm` normalized; a placeholder tenant stands for the account's home tenant, as in MSAL
     /// ObjC's silent flow: `common` and `consumers` always, `organizations` unless the home tenant is
     /// the MSA tenant (an `organizations` authority cannot serve a personal account), and only when
-    /// the home tenant (the `utid` of `homeAccountId`) is a UUID.
+    /// the home tenant (the `utid` of `homeAccountId`, normalized here) is a UUID.
     func resolvedRealm(_ realm: String?, homeAccountId: String) -> String? {
         guard let realm else { return nil }
         let normalized = ItemKey.normalized(realm)
         // Most realms are tenant ids (36 bytes), longer than any alias: they skip the comparisons.
         guard normalized.utf8.count <= 13,
-            normalized == "common" || normalized == "organizations" || normalized == "consumers",
-            let dot = homeAccountId.lastIndex(of: ".")
+            normalized == "common" || normalized == "organizations" || normalized == "consumers"
         else { return normalized }
+        let homeAccountId = ItemKey.normalized(homeAccountId)
+        guard let dot = homeAccountId.lastIndex(of: ".") else { return normalized }
         let homeTenant = String(homeAccountId[homeAccountId.index(after: dot)...])
         guard UUID(uuidString: homeTenant) != nil else { return normalized }
         if normalized == "organizations" && homeTenant == Self.msaTenant { return normalized }

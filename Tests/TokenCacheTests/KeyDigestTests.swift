@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Bytes) import CacheStore
+import TokenCacheSchema
 import TestSupport
 import Testing
 
@@ -41,6 +42,38 @@ import Testing
         }
     }
 
+    /// A lookup's key is normalized in the pass that digests it: the result and the digest are
+    /// those of `ItemKey.normalized`, whatever the text (upper case, white space at either end or
+    /// inside, non-ASCII, NUL, every length around the word size).
+    @Test func normalizingWhileDigestingAgreesWithNormalizingFirst() {
+        var generator = SplitMix64(seed: 1414)
+        let pieces = ["a", "Z", "z", "0", ".", "-", " ", "\t", "\n", "\u{0B}", "\u{0C}", "\r", "\0", "@", "[", "`", "{", "é", "İ", "\u{212A}", "\u{A0}"]
+        var strings = ["", " ", "abc", "ABC", " abc", "abc ", "a b"]
+        for _ in 0..<4_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            let plain = Bool.random(using: &generator)
+            strings.append(String((0..<length).map { _ in
+                plain ? Character(String(UnicodeScalar(UInt8.random(in: 0x61...0x7A, using: &generator))))
+                    : Character(pieces.randomElement(using: &generator)!)
+            }))
+        }
+        for string in strings {
+            var digest = KeyDigest(), reference = KeyDigest()
+            let normalized = digest.addNormalized(string)
+            let expected = ItemKey.normalized(string)
+            reference.add(expected)
+            #expect(sameBytes(normalized, expected), "\(Array(string.unicodeScalars))")
+            #expect(digest == reference, "\(Array(string.unicodeScalars))")
+        }
+        // Bytes from 0x80 up next to upper-case letters: the sums that carry must not hide either.
+        for string in ["É" + String(repeating: "a", count: 7), "aaaaaaaÉ", "\u{7F}A", "ÿZ", String(repeating: "a", count: 15) + "A"] {
+            var digest = KeyDigest(), reference = KeyDigest()
+            #expect(sameBytes(digest.addNormalized(string), ItemKey.normalized(string)))
+            reference.add(ItemKey.normalized(string))
+            #expect(digest == reference)
+        }
+    }
+
     @Test func sameBytesIsByteEqualityNotCanonicalEquivalence() {
         let composed = "caf\u{E9}"
         let decomposed = "cafe\u{301}"
@@ -72,6 +105,24 @@ import Testing
         let composed = CacheIndex.AccessTokenKey(homeAccountId: "caf\u{E9}", clientId: "c", realm: "r")
         let decomposed = CacheIndex.AccessTokenKey(homeAccountId: "cafe\u{301}", clientId: "c", realm: "r")
         #expect(composed != decomposed)
+    }
+
+    /// The maps take a key's hash from its digest (`_rawHashValue(seed:)`), not from `Hasher`: equal
+    /// keys hash equally under every seed, the seed changes the hash, and the low bits a table
+    /// picks its buckets by spread as random values would.
+    @Test func theMapsHashSpreadsKeysOverBuckets() {
+        let keys = (0..<5_000).map { index in
+            CacheIndex.AccessTokenKey(
+                homeAccountId: String(format: "%08x-0000-4000-8000-%012x.tenant", index, index), clientId: "client", realm: "realm")
+        }
+        for seed in [0, 1, -1, 0x5EED] {
+            let copy = CacheIndex.AccessTokenKey(homeAccountId: String(keys[7].homeAccountId), clientId: "client", realm: "realm")
+            #expect(copy._rawHashValue(seed: seed) == keys[7]._rawHashValue(seed: seed))
+            // 5,000 random values in 8,192 buckets fill about 3,730 of them.
+            let buckets = Set(keys.map { $0._rawHashValue(seed: seed) & 8_191 })
+            #expect(buckets.count > 3_500, "seed \(seed): \(buckets.count) buckets")
+        }
+        #expect(keys[0]._rawHashValue(seed: 0) != keys[0]._rawHashValue(seed: 1))
     }
 }
 
@@ -140,5 +191,10 @@ import Testing
         // The same need built from other string objects.
         let copy = PartitionNeed.homeAccount(String(("_" + home).dropFirst()), environment: String(("_login.microsoftonline.com").dropFirst()), legacy: false, metadata: false)
         #expect(memo[copy] == 0)
+        for seed in [0, 1, 0x5EED] {
+            #expect(copy._rawHashValue(seed: seed) == needs[0]._rawHashValue(seed: seed))
+            // Every part and flag is in the hash, not only in the equality.
+            #expect(Set(needs.map { $0._rawHashValue(seed: seed) }).count == needs.count)
+        }
     }
 }
