@@ -73,13 +73,27 @@ public struct CloudAliases: Sendable {
         }
         cloudByHost = table
         hosts = table.keys.sorted()
+        // One string object per host, in every list (see `canonicalHost(_:)`).
+        let canonical = Dictionary(uniqueKeysWithValues: hosts.map { ($0, $0) })
         aliasesByHost = hosts.map { host in
             let cloud = clouds[table[host]!]
-            var list = [cloud.preferredCache.lowercased()]
+            var list = [canonical[cloud.preferredCache.lowercased()]!]
             if host != list[0] { list.append(host) }
-            for alias in cloud.aliases.map({ $0.lowercased() }) where !list.contains(alias) { list.append(alias) }
+            for alias in cloud.aliases.map({ canonical[$0.lowercased()]! }) where !list.contains(alias) { list.append(alias) }
             return (host, list)
         }
+    }
+
+    /// `host` (normalized), as the very string object this table's alias lists hold when it is one
+    /// of its hosts; else `host` itself.
+    ///
+    /// The index keeps credentials' environments this way (with the known table), so a lookup's
+    /// search of its aliases for a token's environment usually compares two references to one
+    /// string, which `==` settles without reading the bytes, instead of comparing 17 to 31 bytes.
+    func canonicalHost(_ host: String) -> String {
+        let length = host.utf8.count
+        for entry in aliasesByHost where entry.host.utf8.count == length && entry.host == host { return entry.host }
+        return host
     }
 
     /// The cloud `environment` belongs to, if known (case-insensitive).

@@ -62,7 +62,7 @@ final class IndexedCredential: Sendable, Sequenced {
         self.box = box
         credentialType = credential.credentialType
         homeAccountId = ItemKey.normalized(credential.homeAccountId ?? "")
-        environment = ItemKey.normalized(credential.environment ?? "")
+        environment = CloudAliases.known.canonicalHost(ItemKey.normalized(credential.environment ?? ""))
         clientId = ItemKey.normalized(credential.clientId ?? "")
         familyId = ItemKey.normalized(credential.familyId ?? "")
         realm = ItemKey.normalized(credential.realm ?? "")

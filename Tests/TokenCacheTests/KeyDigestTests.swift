@@ -143,6 +143,30 @@ import Testing
         }
     }
 
+    /// The index keeps a credential's environment as the table's own string object when it is a
+    /// known host, so a lookup's alias search compares references, not bytes. Same bytes either way.
+    @Test func knownHostsAreKeptAsTheTablesOwnStrings() {
+        // A string's two words: equal words are one string object (or equal inline small strings).
+        func words(_ string: String) -> [UInt64] {
+            let pair = unsafeBitCast(string, to: (UInt64, UInt64).self)
+            return [pair.0, pair.1]
+        }
+        let table = CloudAliases.known
+        for host in table.hosts {
+            let rebuilt = String(("_" + host.uppercased()).dropFirst())
+            let canonical = table.canonicalHost(ItemKey.normalized(rebuilt))
+            #expect(canonical == host)
+            let list = table.aliases(for: rebuilt)
+            #expect(list.contains { words($0) == words(canonical) }, "\(host)")
+            // Every list naming the host holds that same object.
+            for other in table.hosts where table.aliases(for: other).contains(host) {
+                #expect(table.aliases(for: other).contains { words($0) == words(canonical) }, "\(host) in \(other)'s list")
+            }
+        }
+        #expect(table.canonicalHost("login.example.com") == "login.example.com")
+        #expect(table.canonicalHost("") == "")
+    }
+
     @Test func anUnknownHostIsItsOwnOnlyAliasLowerCased() {
         #expect(CloudAliases.known.aliases(for: "Login.Example.COM") == ["login.example.com"])
         // As long as a known host but not one.
