@@ -107,6 +107,33 @@ import Testing
         #expect(composed != decomposed)
     }
 
+    /// The identity map's key: digested once, equal exactly when the identities are.
+    @Test func identityKeysAreEqualExactlyWhenTheIdentitiesAre() {
+        let base = ItemIdentity(accessGroup: "com.microsoft.adalcache", account: "home-login.windows.net", service: "accesstoken-client-realm-scope", type: 2001)
+        let variants = [
+            base,
+            ItemIdentity(accessGroup: base.accessGroup, account: base.account, service: base.service, type: nil),
+            ItemIdentity(accessGroup: base.accessGroup, account: base.account, service: base.service, type: 0),
+            ItemIdentity(accessGroup: base.accessGroup, account: base.account, service: base.service, type: UInt32.max),
+            ItemIdentity(accessGroup: base.accessGroup, account: base.account + "x", service: base.service, type: 2001),
+            // The same bytes cut elsewhere between account and service.
+            ItemIdentity(accessGroup: base.accessGroup, account: base.account + "a", service: String(base.service.dropFirst()), type: 2001),
+            ItemIdentity(accessGroup: "", account: base.account, service: base.service, type: 2001),
+            ItemIdentity(accessGroup: base.accessGroup, account: "caf\u{E9}", service: "", type: nil),
+            ItemIdentity(accessGroup: base.accessGroup, account: "cafe\u{301}", service: "", type: nil),
+        ]
+        var map: [CacheIndex.IdentityKey: Int] = [:]
+        for (position, identity) in variants.enumerated() { map[CacheIndex.IdentityKey(identity)] = position }
+        #expect(map.count == variants.count)
+        for (position, identity) in variants.enumerated() {
+            let rebuilt = ItemIdentity(
+                accessGroup: String(("_" + identity.accessGroup).dropFirst()), account: String(("_" + identity.account).dropFirst()),
+                service: String(("_" + identity.service).dropFirst()), type: identity.type)
+            #expect(map[CacheIndex.IdentityKey(rebuilt)] == position)
+            #expect(CacheIndex.IdentityKey(rebuilt)._rawHashValue(seed: 3) == CacheIndex.IdentityKey(identity)._rawHashValue(seed: 3))
+        }
+    }
+
     /// The maps take a key's hash from its digest (`_rawHashValue(seed:)`), not from `Hasher`: equal
     /// keys hash equally under every seed, the seed changes the hash, and the low bits a table
     /// picks its buckets by spread as random values would.
