@@ -88,7 +88,7 @@ extension CacheIndex {
         private var index = CacheIndex(items: [])
         private var ready: [Int: (keys: [IdentityKey], stored: [Stored], deferred: [Run])] = [:]
         /// Deferred access tokens by normalized account attribute, in store order.
-        private var deferred: [String: Run] = [:]
+        private var deferred = DigestedMap<Run>()
         private var deferredCount = 0
         /// Home accounts with access tokens decoded here (of an environment that is not deferred).
         private var eagerAccessTokenHomes: Set<String> = []

@@ -26,13 +26,13 @@ struct CacheIndex: Sendable {
     /// Access tokens (2001, 2007) by home account, client and realm.
     private(set) var accessTokens: [AccessTokenKey: [IndexedCredential]] = [:]
     /// Refresh, family refresh and bound refresh tokens (2002, 2008, 2009) by home account.
-    private(set) var refreshTokens: [String: [IndexedCredential]] = [:]
+    private(set) var refreshTokens = DigestedMap<[IndexedCredential]>()
     /// ID tokens (2003, 2006) by home account.
-    private(set) var idTokens: [String: [IndexedCredential]] = [:]
+    private(set) var idTokens = DigestedMap<[IndexedCredential]>()
     /// Every credential by home account, whatever its kind (removal walks these).
-    private(set) var credentialsByHomeAccount: [String: [IndexedCredential]] = [:]
+    private(set) var credentialsByHomeAccount = DigestedMap<[IndexedCredential]>()
     /// Account records by normalized home account id.
-    private(set) var accountsByHomeAccount: [String: [IndexedAccount]] = [:]
+    private(set) var accountsByHomeAccount = DigestedMap<[IndexedAccount]>()
     /// Account records by normalized username.
     private(set) var accountsByUsername: [String: [IndexedAccount]] = [:]
     /// App metadata by normalized client id.
@@ -107,9 +107,9 @@ struct CacheIndex: Sendable {
 
     /// Access tokens read but not decoded yet, by normalized home account id, a box per account
     /// attribute (see ``DeferredAccessTokens``); not in ``entries`` or the lookup maps until absorbed.
-    var deferred: [String: [DeferredAccessTokens]] = [:]
+    var deferred = DigestedMap<[DeferredAccessTokens]>()
     /// The home account of each deferred box's normalized account attribute.
-    var deferredHomes: [String: String] = [:]
+    var deferredHomes = DigestedMap<String>()
     /// Home accounts whose deferred access tokens a call read (from this index or a copy).
     let deferredUse = DeferredUse()
     /// How many items ``deferred`` holds.
@@ -244,6 +244,9 @@ struct CacheIndex: Sendable {
             // One hash of the key: the list is changed in place.
             insert(value, into: &map[key, default: []])
         }
+        func place<Value: Sequenced>(_ value: Value, in map: inout DigestedMap<[Value]>, at key: String) {
+            insert(value, into: &map[key, default: []])
+        }
         func insert<Value: Sequenced>(_ value: Value, into list: inout [Value]) {
             if let last = list.last, last.sequence > value.sequence {
                 list.insert(value, at: list.lastIndex { $0.sequence < value.sequence }.map { $0 + 1 } ?? 0)
@@ -297,6 +300,11 @@ struct CacheIndex: Sendable {
         guard let entry = entries.removeValue(forKey: IdentityKey(identity))?.entry else { return }
         partitionMembers?.remove(IdentityKey(identity))
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
+            guard var list = map[key] else { return }
+            list.removeAll(where: matches)
+            map[key] = list.isEmpty ? nil : list
+        }
+        func drop<Value>(_ map: inout DigestedMap<[Value]>, _ key: String, where matches: (Value) -> Bool) {
             guard var list = map[key] else { return }
             list.removeAll(where: matches)
             map[key] = list.isEmpty ? nil : list

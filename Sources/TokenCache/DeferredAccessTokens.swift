@@ -167,7 +167,7 @@ extension CacheIndex {
     }
 
     /// Every credential by home account, the deferred ones decoded (every one of them: not a hot path).
-    var allCredentialsByHomeAccount: [String: [IndexedCredential]] {
+    var allCredentialsByHomeAccount: DigestedMap<[IndexedCredential]> {
         guard !deferred.isEmpty else { return credentialsByHomeAccount }
         var all = credentialsByHomeAccount
         for box in deferred.values.joined() {
@@ -215,7 +215,7 @@ extension CacheIndex {
     /// Moves every deferred item into the index proper.
     mutating func absorbAllDeferred() {
         let boxes = deferred.values.joined().sorted { $0.items[0].sequence < $1.items[0].sequence }
-        deferred = [:]
+        deferred = DigestedMap()
         for box in boxes { absorb(box) }
     }
 

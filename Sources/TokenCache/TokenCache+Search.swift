@@ -92,7 +92,7 @@ extension TokenCache {
     private func candidates(
         _ kind: CacheSearch.Kind, homeAccountId: String??, query: JSONObject, index: CacheIndex
     ) -> [IndexedCredential] {
-        let byHome: [String: [IndexedCredential]]
+        let byHome: DigestedMap<[IndexedCredential]>
         switch kind {
         case .accessToken:
             // The search matches `environment` exactly: only the tokens stored under it can match.

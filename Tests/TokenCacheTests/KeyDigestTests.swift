@@ -249,3 +249,49 @@ import Testing
         }
     }
 }
+
+/// The index's maps keyed by home account ids and account attributes.
+@Suite struct DigestedMapTests {
+    @Test func behavesAsADictionaryOfStringsComparedAsBytes() {
+        var map = DigestedMap<[Int]>()
+        var reference: [String: [Int]] = [:]
+        var generator = SplitMix64(seed: 2026)
+        for step in 0..<20_000 {
+            let key = String(format: "%08x-0000-4000-8000-%012x.tenant", Int.random(in: 0..<700, using: &generator), 7)
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0:
+                #expect(map.removeValue(forKey: key) == reference.removeValue(forKey: key))
+            case 1:
+                #expect(map.updateValue([step], forKey: key) == reference.updateValue([step], forKey: key))
+            case 2:
+                map[key] = nil
+                reference[key] = nil
+            default:
+                map[key, default: []].append(step)
+                reference[key, default: []].append(step)
+            }
+        }
+        #expect(map.count == reference.count)
+        #expect(Set(map.keys) == Set(reference.keys))
+        var seen = 0
+        for (key, value) in map {
+            #expect(reference[key] == value)
+            // Found again through another string object with the same bytes.
+            #expect(map[String(("_" + key).dropFirst())] == value)
+            seen += 1
+        }
+        #expect(seen == reference.count)
+        #expect(map.values.reduce(0) { $0 + $1.count } == reference.values.reduce(0) { $0 + $1.count })
+    }
+
+    @Test func canonicallyEqualStringsWithOtherBytesAreOtherKeys() {
+        var map = DigestedMap<Int>()
+        map["caf\u{E9}"] = 1
+        map["cafe\u{301}"] = 2
+        #expect(map.count == 2)
+        #expect(map["caf\u{E9}"] == 1 && map["cafe\u{301}"] == 2)
+        #expect(map[""] == nil)
+        map[""] = 3
+        #expect(map[""] == 3 && map.count == 3)
+    }
+}
