@@ -5,8 +5,8 @@
 /// is.
 ///
 /// Opening a cache files every decoded item under such keys, and `String`'s own hashing (SipHash,
-/// about seven instructions a byte, again for every key each time a table grows) was a third of
-/// the index builder's work. Reads and writes take the string, as a `[String: Value]` would.
+/// about seven instructions a byte, again for every key each time a table grows) was two fifths
+/// of the index builder's work. Reads and writes take the string, as a `[String: Value]` would.
 struct DigestedMap<Value>: Sequence {
     /// A key with its digest, made once per access.
     struct Key: Hashable {

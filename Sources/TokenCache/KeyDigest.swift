@@ -62,7 +62,7 @@ struct KeyDigest: Sendable, Hashable {
 
     /// What a `Dictionary` or `Set` whose seed is `seed` files the digest under: one multiply,
     /// where `Hasher` would run SipHash's rounds over the same eight bytes (its seeding and
-    /// finalization are about 160 instructions, a tenth of a warm lookup's probe). For a key's
+    /// finalization: about 160 instructions a probe of a map). For a key's
     /// `_rawHashValue(seed:)`, the requirement of `Hashable` that the standard library's collections
     /// call: the seed still varies the buckets from table to table, as with `Hasher`.
     func hashValue(seed: Int) -> Int {
