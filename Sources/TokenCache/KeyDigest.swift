@@ -77,19 +77,26 @@ struct KeyDigest: Sendable, Hashable {
     /// ``fold(_:into:)``, or `nil` when `bytes` are not a normalized key: a byte outside ASCII, an
     /// upper-case letter, or white space at either end (what ``ItemKey`` normalization would change).
     private static func foldIfNormalized(_ bytes: UnsafeRawBufferPointer, into state: UInt64) -> UInt64? {
-        guard let first = bytes.first, let last = bytes.last else { return fold(bytes, into: state) }
-        if first.isASCIIWhitespace || last.isASCIIWhitespace { return nil }
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
+        if let first = bytes.first, let last = bytes.last, first.isASCIIWhitespace || last.isASCIIWhitespace { return nil }
+        let (state, flagged) = fold(bytes, into: state, testing: true)
+        return flagged & 0x8080_8080_8080_8080 == 0 ? state : nil
+    }
+
+    private static func fold(_ bytes: UnsafeRawBufferPointer, into state: UInt64) -> UInt64 {
+        fold(bytes, into: state, testing: false).state
+    }
+
+    /// The fold of `bytes` into `state`, and with `testing` a word whose bytes' high bits are set
+    /// for bytes outside ASCII or upper case (none when every byte is lower-case ASCII). Inlined,
+    /// so the fold alone carries no test.
+    @inline(__always)
+    private static func fold(_ bytes: UnsafeRawBufferPointer, into state: UInt64, testing: Bool) -> (state: UInt64, flagged: UInt64) {
         var state = mix(state ^ UInt64(truncatingIfNeeded: bytes.count), multiplier)
-        // Every word's bits or-ed (a high bit: not ASCII), and its upper-case letters: for a byte
-        // below 0x80, b + 0x3F has its high bit set when b >= "A", b + 0x25 when b > "Z". Sums of
-        // bytes from 0x80 up may carry into the next byte, but those already fail the first test.
-        var seen: UInt64 = 0
-        var upper: UInt64 = 0
+        var flagged: UInt64 = 0
         func test(_ word: UInt64) {
-            seen |= word
-            upper |= (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25)
+            // Sums of bytes from 0x80 up may carry into the next byte's case test; such words are
+            // flagged by their own high bits anyway.
+            if testing { flagged |= word | word.asciiUpperCaseBits }
         }
         var index = 0
         while index + 8 <= bytes.count {
@@ -98,36 +105,17 @@ struct KeyDigest: Sendable, Hashable {
             state = mix(state ^ word, multiplier)
             index += 8
         }
-        if index < bytes.count {
-            var tail: UInt64 = 0
-            if bytes.count >= 8 {
-                tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
-            } else {
-                for byte in bytes.reversed() { tail = tail << 8 | UInt64(byte) }
-            }
-            // Zero bytes above a short tail pass both tests.
-            test(tail)
-            state = mix(state ^ tail, finisher)
-        }
-        return (seen | upper) & highs == 0 ? state : nil
-    }
-
-    private static func fold(_ bytes: UnsafeRawBufferPointer, into state: UInt64) -> UInt64 {
-        var state = mix(state ^ UInt64(truncatingIfNeeded: bytes.count), multiplier)
-        var index = 0
-        while index + 8 <= bytes.count {
-            state = mix(state ^ bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self), multiplier)
-            index += 8
-        }
-        guard index < bytes.count else { return state }
+        guard index < bytes.count else { return (state, flagged) }
         // The last bytes: as the word that ends the string when there is one (overlapping bytes
-        // already folded, which the length mixed in first keeps unambiguous), else one by one.
+        // already folded, which the length mixed in first keeps unambiguous), else one by one
+        // (zero bytes above them pass the tests).
         var tail: UInt64 = 0
         if bytes.count >= 8 {
             tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
         } else {
             for byte in bytes.reversed() { tail = tail << 8 | UInt64(byte) }
         }
-        return mix(state ^ tail, finisher)
+        test(tail)
+        return (mix(state ^ tail, finisher), flagged)
     }
 }

@@ -12,6 +12,20 @@ extension UInt8 {
     }
 }
 
+extension UInt64 {
+    /// Of eight ASCII bytes read as one word, the high bit of each that is an upper-case letter
+    /// (`A`–`Z`); zero when none is. For a byte below 0x80, b + 0x3F has its high bit set when
+    /// b >= "A", b + 0x25 when b > "Z", and neither sum carries into the next byte. Bytes from
+    /// 0x80 up give no meaningful answer: callers test `word & 0x8080_8080_8080_8080` for them.
+    ///
+    /// The one definition behind the word-at-a-time case tests (key normalization, the engine's
+    /// digest of normalized keys).
+    @_spi(Text) @inlinable public var asciiUpperCaseBits: UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        return (self &+ ones &* 0x3F) & ~(self &+ ones &* 0x25) & (ones &* 0x80)
+    }
+}
+
 extension String {
     /// The string without white space and newlines at either end (Foundation's
     /// `.whitespacesAndNewlines`). Returned as is, without Foundation's bridging, when it starts

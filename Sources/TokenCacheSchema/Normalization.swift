@@ -55,23 +55,20 @@ private enum ASCIICase { case lowercase, mixedCase, nonASCII }
 /// Whether `bytes` are ASCII, and whether any is an upper-case letter; eight bytes at a time.
 private func asciiCase(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIICase {
     let raw = UnsafeRawBufferPointer(bytes)
-    let ones: UInt64 = 0x0101_0101_0101_0101
     let highs: UInt64 = 0x8080_8080_8080_8080
     var upper: UInt64 = 0
     var index = 0
     while index + 8 <= raw.count {
         let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
         if word & highs != 0 { return .nonASCII }
-        // For a byte below 0x80, b + 0x3F has its high bit set when b >= "A", b + 0x25 when
-        // b > "Z"; neither sum carries into the next byte.
-        upper |= (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25) & highs
+        upper |= word.asciiUpperCaseBits
         index += 8
     }
     if index < raw.count && raw.count >= 8 {
         // The rest as the last word, overlapping bytes already tested (which changes neither test).
         let word = raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self)
         if word & highs != 0 { return .nonASCII }
-        upper |= (word &+ ones &* 0x3F) & ~(word &+ ones &* 0x25) & highs
+        upper |= word.asciiUpperCaseBits
         index = raw.count
     }
     while index < raw.count {
