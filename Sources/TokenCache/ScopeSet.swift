@@ -34,6 +34,8 @@ struct ScopeSet: Sendable, Hashable {
         target.utf8.withContiguousStorageIfAvailable { bytes in
             // One pass for the usual ASCII target: words trimmed, lower-cased and appended unless
             // already there. Anything else takes the general path below.
+            // Lengths take the separators' places; the first scope's, and those of scopes over
+            // 127 bytes, add a byte or two (at worst one reallocation).
             packed.reserveCapacity(bytes.count + 4)
             _ = Self.anyWord(of: bytes) { raw in
                 let word = Self.trimmed(raw)

@@ -11,8 +11,7 @@ extension IndexingScanner {
     /// The account in `data`, read in one pass without a JSON tree, or `nil` when the payload is not
     /// one this scanner reads: the same payloads as ``credential(_:typeHint:)`` reads (one flat
     /// object, known members plain strings given once), and at most 16 unknown members, none given
-    /// twice. An
-    /// account's unknown members are kept (``Account/additionalFields``), in order.
+    /// twice. An account's unknown members are kept (``Account/additionalFields``), in order.
     ///
     /// Everything it reads, the full read (``Account/init(jsonObject:)``) reads to an equal account
     /// (tests and the `unified-item` fuzz target hold the two to that): accounts are read whole
