@@ -100,7 +100,8 @@ struct SQLiteStoreFileTests {
         defer { directory.cleanUp() }
         let path = directory.path("cache.sqlite")
         let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        try garbage.write(to: URL(fileURLWithPath: path))
+        // Private whatever the umask (see SQLiteErrorCategoryTests.aFileOfAnotherKindIsDamaged).
+        #expect(FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600]))
         #expect {
             _ = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         } throws: { error in
