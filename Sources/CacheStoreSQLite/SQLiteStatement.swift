@@ -61,10 +61,12 @@ final class SQLiteStatement {
 
     /// The column's bytes, valid until the row changes; `nil` for SQL NULL.
     func blobBytes(_ column: Int32) -> UnsafeRawBufferPointer? {
-        if isNull(column) { return nil }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(start: bytes, count: count)
+        // The pointer first, then its size, as SQLite advises; only a nil pointer needs the type
+        // (SQL NULL and a zero-length blob both give one), which saves a call per row.
+        if let bytes = sqlite3_column_blob(handle, column) {
+            return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+        }
+        return isNull(column) ? nil : UnsafeRawBufferPointer(start: nil, count: 0)
     }
 
     func string(_ column: Int32) -> String {
@@ -79,9 +81,8 @@ final class SQLiteStatement {
 
     /// The column's bytes; `nil` for SQL NULL, empty `Data` for a zero-length blob.
     func data(_ column: Int32) -> Data? {
-        if isNull(column) { return nil }
-        let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
+        guard let bytes = blobBytes(column) else { return nil }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return Data() }
+        return Data(bytes: base, count: bytes.count)
     }
 }

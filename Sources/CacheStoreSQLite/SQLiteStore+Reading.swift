@@ -140,8 +140,10 @@ extension SQLiteStore {
     struct SharedAttributes {
         var groups: [String] = []
         var account: String?
-        /// The most recently met generics, newest last; a handful at most.
-        var generics: [Data] = []
+        /// The most recently met generics, newest last; a handful at most. Each with a copy of its
+        /// bytes to compare rows against: reading a `Data`'s bytes from here costs two dynamic
+        /// exclusivity checks of its storage (Foundation's accessors are inlined into this module).
+        var generics: [(data: Data, bytes: [UInt8])] = []
         static let genericLimit = 8
         /// The most recently met services, newest last.
         var services: [String] = []
@@ -175,12 +177,12 @@ extension SQLiteStore {
         }
         let generic: Data?
         if let genericBytes = row.blobBytes(4) {
-            if let known = shared.generics.last(where: { same($0, genericBytes) }) {
-                generic = known
+            if let known = shared.generics.last(where: { same($0.bytes, genericBytes) }) {
+                generic = known.data
             } else {
                 let made = row.data(4) ?? Data()
                 if shared.generics.count == SharedAttributes.genericLimit { shared.generics.removeFirst() }
-                shared.generics.append(made)
+                shared.generics.append((made, Array(genericBytes)))
                 generic = made
             }
         } else {
@@ -222,10 +224,10 @@ extension SQLiteStore {
             ?? utf8.elementsEqual(bytes)
     }
 
-    /// Whether `data` is exactly `bytes`.
-    private static func same(_ data: Data, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard data.count == bytes.count else { return false }
+    /// Whether `array` is exactly `bytes`.
+    private static func same(_ array: [UInt8], _ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard array.count == bytes.count else { return false }
         if bytes.isEmpty { return true }
-        return data.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+        return array.withUnsafeBufferPointer { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
     }
 }
