@@ -7,10 +7,36 @@ import CacheStore
 /// touched: a save changes one home account, so the listing first asked for after it rebuilds that
 /// account and takes the other entries from the listing before (`AccountChange` says what moved).
 final class AccountMemo: Sendable {
+    /// Hashed by digest, as the index's maps are: every `account(identifier:)` and
+    /// `account(username:)` probes the memo, and SipHash over the three strings was a fifth of
+    /// the call.
     struct Key: Hashable, Sendable {
         let homeAccountId: String
         let clientId: String?
         let environment: String?
+        private let digest: KeyDigest
+
+        init(homeAccountId: String, clientId: String?, environment: String?) {
+            self.homeAccountId = homeAccountId
+            self.clientId = clientId
+            self.environment = environment
+            var digest = KeyDigest()
+            digest.add(homeAccountId)
+            // Absent and empty differ.
+            digest.add(word: (clientId == nil ? 0 : 1) | (environment == nil ? 0 : 2))
+            if let clientId { digest.add(clientId) }
+            if let environment { digest.add(environment) }
+            self.digest = digest
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.digest == rhs.digest && lhs.homeAccountId == rhs.homeAccountId && lhs.clientId == rhs.clientId
+                && lhs.environment == rhs.environment
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
+
+        func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
     }
 
     struct ListingKey: Hashable, Sendable {

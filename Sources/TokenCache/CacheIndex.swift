@@ -34,7 +34,7 @@ struct CacheIndex: Sendable {
     /// Account records by normalized home account id.
     private(set) var accountsByHomeAccount = DigestedMap<[IndexedAccount]>()
     /// Account records by normalized username.
-    private(set) var accountsByUsername: [String: [IndexedAccount]] = [:]
+    private(set) var accountsByUsername = DigestedMap<[IndexedAccount]>()
     /// App metadata by normalized client id.
     private(set) var appMetadata: [String: [IndexedAppMetadata]] = [:]
     /// Account metadata (the authority map) by client id as stored, with where it is stored.

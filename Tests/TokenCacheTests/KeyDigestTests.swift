@@ -151,6 +151,31 @@ import Testing
         }
         #expect(keys[0]._rawHashValue(seed: 0) != keys[0]._rawHashValue(seed: 1))
     }
+
+    /// The account memo's key, hashed by digest too: a key made again from equal strings (other
+    /// string objects) finds the entry, and keys that differ in any part, or only in whether a part
+    /// is absent or empty, are other entries.
+    @Test func theAccountMemosKeySeparatesEveryPart() {
+        func key(_ home: String, _ client: String?, _ environment: String?) -> AccountMemo.Key {
+            // Rebuilt through a substring, so no key shares a string object with another.
+            func fresh(_ text: String?) -> String? { text.map { String(("_" + $0).dropFirst()) } }
+            return AccountMemo.Key(homeAccountId: fresh(home)!, clientId: fresh(client), environment: fresh(environment))
+        }
+        let variants: [(String, String?, String?)] = [
+            ("uid.utid", nil, nil), ("uid.utid", "", nil), ("uid.utid", nil, ""), ("uid.utid", "", ""),
+            ("uid.utid", "client", nil), ("uid.utid", nil, "client"), ("uid.utid", "client", "login.windows.net"),
+            ("uid.utid", "login.windows.net", "client"), ("uid.utidclient", nil, nil), ("uid.utid", "clientlogin.windows.net", ""),
+            ("", nil, nil), ("other.utid", "client", "login.windows.net"),
+        ]
+        var memo: [AccountMemo.Key: Int] = [:]
+        for (position, variant) in variants.enumerated() { memo[key(variant.0, variant.1, variant.2)] = position }
+        #expect(memo.count == variants.count)
+        for (position, variant) in variants.enumerated() {
+            #expect(memo[key(variant.0, variant.1, variant.2)] == position)
+            #expect(key(variant.0, variant.1, variant.2)._rawHashValue(seed: 9) == key(variant.0, variant.1, variant.2)._rawHashValue(seed: 9))
+        }
+        #expect(Set(variants.map { key($0.0, $0.1, $0.2)._rawHashValue(seed: 0) }).count == variants.count)
+    }
 }
 
 @Suite struct CloudAliasTableTests {
