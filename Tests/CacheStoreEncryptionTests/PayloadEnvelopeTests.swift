@@ -111,7 +111,9 @@ struct KeyFileTests {
     @Test func createdPrivateWithOneNoticeAndOneKeyPerGroup() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
-        let previous = umask(0)
+        // Private whatever the umask: 0o022 lets a plain creation through at 0644. Not umask(0),
+        // which would make other tests' files world-writable while this one runs.
+        let previous = umask(0o022)
         defer { umask(previous) }
         let notices = Notices()
         let file = KeyFile(path: directory.path("cache.sqlite.key"), notice: { notices.add($0) })

@@ -12,8 +12,10 @@ struct SQLiteStoreFileTests {
         defer { directory.cleanUp() }
         let nested = directory.path("a/b/tokencache")
         let path = nested + "/cache.sqlite"
-        // A permissive umask must not widen the modes.
-        let previous = umask(0)
+        // A umask that lets others read (and lets a plain creation through at 0644 and 0755) must
+        // not widen the modes. Not umask(0): the umask is the process's, and tests running at the
+        // same moment would create world-writable files that a store (rightly) refuses.
+        let previous = umask(0o022)
         defer { umask(previous) }
         let store = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         try store.save(StoreItem(accessGroup: "g", account: "a", service: "s", data: Data("x".utf8)))

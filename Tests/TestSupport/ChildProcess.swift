@@ -86,7 +86,7 @@ public struct TemporaryDirectory: Sendable {
     public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        // Private whatever the umask: a test that sets umask(0) may run at the same moment, and a
+        // Private whatever the umask (the runner's may be permissive, and two tests set one), and a
         // world-writable directory is (rightly) refused as a store's home.
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
     }
