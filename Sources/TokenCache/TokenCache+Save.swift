@@ -11,7 +11,7 @@ public struct SavedTokens: Sendable, Hashable {
     public let environment: String
     /// The tenant the access and ID tokens were stored for.
     public let realm: String?
-    /// Every item saved, in the order of the batch.
+    /// Every item saved, in the order of the batch (app metadata already stored as is is not).
     public let saved: [ItemIdentity]
     /// Access tokens removed because the new one's scopes overlap theirs.
     public let replacedAccessTokens: [ItemIdentity]
@@ -26,7 +26,8 @@ extension TokenCache {
     ///   (or, with ``Configuration/useSingleFamilyRefreshToken``, a single `FamilyRefreshToken`);
     /// - the ID token;
     /// - the account, merged over the stored one so fields only the old record had survive;
-    /// - the app metadata (`family_id` `"1"` or `""`), and the account metadata's `signed_in` state.
+    /// - the app metadata (`family_id` `"1"` or `""`) unless the same record is stored already, and
+    ///   the account metadata's `signed_in` state when it changes.
     ///
     /// Credentials carry exactly the fields MSAL ObjC writes: `client_info` goes on the account only.
     ///
@@ -178,7 +179,14 @@ extension TokenCache {
         }
 
         let appMetadata = AppMetadata(clientId: clientId, environment: environment, familyId: familyId ?? "")
-        save(try appMetadata.storeItem(accessGroup: writeAccessGroup))
+        let appMetadataItem = try appMetadata.storeItem(accessGroup: writeAccessGroup)
+        // Not written again when the very record is stored: every client's app metadata lives in one
+        // partition per cloud, which a rewrite by every save (as MSAL does) would move to a new
+        // revision, so that every other engine would read it again.
+        let stored = index.appMetadata[ItemKey.normalized(clientId)]?.contains {
+            $0.identity == appMetadataItem.identity && $0.metadata == appMetadata
+        }
+        if stored != true { save(appMetadataItem) }
 
         var metadata = index.accountMetadata[clientId]?.metadata ?? AccountMetadata(clientId: clientId)
         if metadata.accounts[homeAccountId]?.signInState != .signedIn {

@@ -167,6 +167,41 @@ import Testing
         #expect(try payload(metadata)["family_id"]?.stringValue == "1")
     }
 
+    /// A save writes the app metadata only when it changes: a rewrite would move the one partition
+    /// every client's app metadata lives in (per cloud) to a new revision, and every other engine
+    /// would read it again. A change of family still writes it.
+    @Test func appMetadataIsWrittenOnlyWhenItChanges() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: try AccessGroups([IDs.group]))
+        let fixture = try CacheFixture(store: store)
+        func revision() throws -> ChangeStamp {
+            try store.readPartition(accessGroup: IDs.group, account: "login.windows.net").revision
+        }
+        let metadataService = "appmetadata-\(IDs.appA)"
+        let first = try fixture.save(TokenResponses.aad())
+        #expect(first.saved.contains { $0.service == metadataService })
+        let written = try revision()
+
+        fixture.clock.advance(by: 60)
+        let second = try fixture.save(TokenResponses.aad(scope: "Mail.Read"))
+        #expect(!second.saved.contains { $0.service == metadataService })
+        #expect(second.saved.contains { $0.type == 2001 }, "the rest of the response is saved")
+        #expect(try revision() == written, "the app metadata's partition is untouched")
+        // A second engine on the same file (read from the store, not carried over) skips it too.
+        let other = try CacheFixture(store: try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: try AccessGroups([IDs.group])))
+        #expect(!(try other.save(TokenResponses.aad(scope: "Files.Read"))).saved.contains { $0.service == metadataService })
+        #expect(try revision() == written)
+
+        let family = try fixture.save(TokenResponses.aad(foci: "1"))
+        #expect(family.saved.contains { $0.service == metadataService })
+        #expect(try payload(try fixture.item(account: "login.windows.net", service: metadataService, type: 3001))["family_id"]?.stringValue == "1")
+        let leftFamily = try fixture.save(TokenResponses.aad())
+        #expect(leftFamily.saved.contains { $0.service == metadataService })
+        #expect(try payload(try fixture.item(account: "login.windows.net", service: metadataService, type: 3001))["family_id"]?.stringValue == "")
+        #expect(try fixture.items(type: 3001).count == 1)
+    }
+
     @Test func singleFamilyRefreshTokenModeWritesOnlyA2008Item() throws {
         let fixture = try CacheFixture(useSingleFamilyRefreshToken: true)
         try fixture.save(TokenResponses.aad(foci: "1"))
