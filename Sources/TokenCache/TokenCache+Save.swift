@@ -185,6 +185,7 @@ extension TokenCache {
         // revision, so that every other engine would read it again.
         let stored = index.appMetadata[ItemKey.normalized(clientId)]?.contains {
             $0.identity == appMetadataItem.identity && $0.metadata == appMetadata
+                && index.entries[CacheIndex.IdentityKey($0.identity)]?.generic == appMetadataItem.generic
         }
         if stored != true { save(appMetadataItem) }
 

@@ -200,6 +200,13 @@ import Testing
         #expect(leftFamily.saved.contains { $0.service == metadataService })
         #expect(try payload(try fixture.item(account: "login.windows.net", service: metadataService, type: 3001))["family_id"]?.stringValue == "")
         #expect(try fixture.items(type: 3001).count == 1)
+
+        // Another writer's copy, the same payload under another generic, is written over.
+        var odd = try fixture.item(account: "login.windows.net", service: metadataService, type: 3001)
+        odd.generic = Data("other".utf8)
+        try store.save(odd)
+        #expect(try fixture.save(TokenResponses.aad()).saved.contains { $0.service == metadataService })
+        #expect(try fixture.item(account: "login.windows.net", service: metadataService, type: 3001).generic == Data())
     }
 
     @Test func singleFamilyRefreshTokenModeWritesOnlyA2008Item() throws {
