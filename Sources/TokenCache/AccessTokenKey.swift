@@ -5,11 +5,11 @@ extension CacheIndex {
     ///
     /// Hashed through a ``KeyDigest`` made once, when the key is made, and compared as bytes: a warm
     /// lookup makes one key and hashes it once, and an open makes one for every access token.
-    struct AccessTokenKey: Hashable, Sendable {
+    struct AccessTokenKey: DigestHashable, Sendable {
         let homeAccountId: String
         let clientId: String
         let realm: String
-        private let digest: KeyDigest
+        let digest: KeyDigest
 
         init(homeAccountId: String, clientId: String, realm: String) {
             self.homeAccountId = homeAccountId
@@ -39,10 +39,5 @@ extension CacheIndex {
                 && sameBytes(lhs.clientId, rhs.clientId)
                 && sameBytes(lhs.realm, rhs.realm)
         }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
-
-        // What the maps ask for: the digest, without `Hasher` (see `KeyDigest.hashValue(seed:)`).
-        func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
     }
 }

@@ -10,11 +10,11 @@ final class AccountMemo: Sendable {
     /// Hashed by digest, as the index's maps are: every `account(identifier:)` and
     /// `account(username:)` probes the memo, and SipHash over the three strings was a fifth of
     /// the call.
-    struct Key: Hashable, Sendable {
+    struct Key: DigestHashable, Sendable {
         let homeAccountId: String
         let clientId: String?
         let environment: String?
-        private let digest: KeyDigest
+        let digest: KeyDigest
 
         init(homeAccountId: String, clientId: String?, environment: String?) {
             self.homeAccountId = homeAccountId
@@ -33,10 +33,6 @@ final class AccountMemo: Sendable {
             lhs.digest == rhs.digest && lhs.homeAccountId == rhs.homeAccountId && lhs.clientId == rhs.clientId
                 && lhs.environment == rhs.environment
         }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
-
-        func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
     }
 
     struct ListingKey: Hashable, Sendable {

@@ -48,11 +48,11 @@ struct CacheIndex: Sendable {
 
     /// An identity with its hash computed beforehand: opening a cache computes it on the decoding
     /// cores, so the serial index builder only combines one number per item.
-    struct IdentityKey: Hashable, Sendable {
+    struct IdentityKey: DigestHashable, Sendable {
         let identity: ItemIdentity
         /// Of the identity's bytes, made once: an item's attributes run to 300 bytes, which `Hasher`
         /// took 1,800 instructions to hash (see ``KeyDigest``).
-        private let digest: KeyDigest
+        let digest: KeyDigest
 
         init(_ identity: ItemIdentity) {
             self.identity = identity
@@ -66,10 +66,6 @@ struct CacheIndex: Sendable {
         }
 
         static func == (lhs: IdentityKey, rhs: IdentityKey) -> Bool { lhs.digest == rhs.digest && lhs.identity == rhs.identity }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
-
-        func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
     }
 
     /// What the index keeps of one stored item besides its identity (the key it is filed under):

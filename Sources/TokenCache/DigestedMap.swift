@@ -9,9 +9,9 @@
 /// of the index builder's work. Reads and writes take the string, as a `[String: Value]` would.
 struct DigestedMap<Value>: Sequence {
     /// A key with its digest, made once per access.
-    struct Key: Hashable {
+    struct Key: DigestHashable {
         let string: String
-        private let digest: KeyDigest
+        let digest: KeyDigest
 
         init(_ string: String) {
             self.string = string
@@ -21,10 +21,6 @@ struct DigestedMap<Value>: Sequence {
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool { lhs.digest == rhs.digest && sameBytes(lhs.string, rhs.string) }
-
-        func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
-
-        func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
     }
 
     private var storage: [Key: Value] = [:]

@@ -119,3 +119,18 @@ struct KeyDigest: Sendable, Hashable {
         return (mix(state ^ tail, finisher), flagged)
     }
 }
+
+/// A key that hands the standard library's tables its ``KeyDigest`` instead of its bytes: `Hasher`
+/// combines only the eight-byte digest, and the tables' own probe (`_rawHashValue(seed:)`, the
+/// `Hashable` requirement they call) skips `Hasher` altogether. Equality stays the key's own, byte
+/// for byte.
+protocol DigestHashable: Hashable {
+    /// The digest of everything `==` compares.
+    var digest: KeyDigest { get }
+}
+
+extension DigestHashable {
+    func hash(into hasher: inout Hasher) { hasher.combine(digest.value) }
+
+    func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
+}

@@ -17,7 +17,7 @@ extension TokenCache.Configuration {
 }
 
 /// What a lookup needs loaded, in partition loading mode; also the key its answer is remembered by.
-enum PartitionNeed: Hashable, Sendable {
+enum PartitionNeed: DigestHashable, Sendable {
     /// An account's partitions: its items under every alias of `environment` (every known host when
     /// `nil`); with `metadata` the app metadata and account metadata (sign-in states) they are read
     /// with; with `legacy` the legacy ADAL entries filed under the account's usernames.
@@ -47,16 +47,9 @@ enum PartitionNeed: Hashable, Sendable {
         }
     }
 
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(digest.value)
-    }
-
-    // What the memo asks for: the digest, without `Hasher` (see `KeyDigest.hashValue(seed:)`).
-    func _rawHashValue(seed: Int) -> Int { digest.hashValue(seed: seed) }
-
     /// The strings' bytes and the need's shape: its case, its flags and whether its environment is
     /// absent.
-    private var digest: KeyDigest {
+    var digest: KeyDigest {
         var digest = KeyDigest()
         let shape: UInt64
         switch self {

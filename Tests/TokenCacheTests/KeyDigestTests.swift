@@ -176,6 +176,23 @@ import Testing
         }
         #expect(Set(variants.map { key($0.0, $0.1, $0.2)._rawHashValue(seed: 0) }).count == variants.count)
     }
+
+    /// The tables reach a key's hash through `Hashable`'s witness table, not through the key's own
+    /// type: every digest-hashed key must hand them ``DigestHashable``'s digest hash there, not the
+    /// standard library's default (SipHash over `hash(into:)`).
+    @Test func everyDigestKeyGivesTheTablesItsDigest() {
+        func throughHashable<Key: Hashable>(_ key: Key, seed: Int) -> Int { key._rawHashValue(seed: seed) }
+        func check<Key: DigestHashable>(_ key: Key) {
+            for seed in [0, 7, -3] {
+                #expect(throughHashable(key, seed: seed) == key.digest.hashValue(seed: seed), "\(Key.self)")
+            }
+        }
+        check(CacheIndex.AccessTokenKey(homeAccountId: "uid.utid", clientId: "client", realm: "realm"))
+        check(CacheIndex.IdentityKey(ItemIdentity(accessGroup: "g", account: "a", service: "s", type: 2001)))
+        check(DigestedMap<Int>.Key("uid.utid"))
+        check(PartitionNeed.username("user@contoso.com"))
+        check(AccountMemo.Key(homeAccountId: "uid.utid", clientId: "client", environment: nil))
+    }
 }
 
 @Suite struct CloudAliasTableTests {
