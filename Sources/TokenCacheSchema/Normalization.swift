@@ -33,23 +33,13 @@ private func normalizedKeyPart(_ string: String) -> String {
     case .lowercase:
         return string
     case .mixedCase:
-        // On the contiguous bytes (always, for a native string: the verdict came from them), eight
-        // at a time; walking the `Substring.UTF8View` byte by byte cost about 55 instructions a byte.
+        // On the contiguous bytes, eight at a time (walking the `Substring.UTF8View` byte by byte
+        // cost about 55 instructions a byte). They are always there, since the verdict came from
+        // them; Foundation's general path below is correct for any string all the same.
         if let lowered = utf8.withContiguousStorageIfAvailable({ lowercasedTrimmedASCII($0) }) {
             return lowered
         }
-        var trimmed = utf8[...]
-        while let first = trimmed.first, first.isASCIIWhitespace { trimmed.removeFirst() }
-        while let last = trimmed.last, last.isASCIIWhitespace { trimmed.removeLast() }
-        // Written straight into the new string's storage: one allocation at most.
-        return String(unsafeUninitializedCapacity: trimmed.count) { buffer in
-            var count = 0
-            for byte in trimmed {
-                buffer[count] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-                count += 1
-            }
-            return count
-        }
+        fallthrough
     case .nonASCII:
         return string.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
     }
