@@ -41,6 +41,7 @@ public enum JSONValue: Sendable, Hashable {
     ///   depth) instead of in their stored order.
     public func serialized(sortingKeys: Bool = false) -> Data {
         var out = [UInt8]()
+        out.reserveCapacity(JSONSerializer.estimatedSize(of: self))
         JSONSerializer.write(self, to: &out, sortingKeys: sortingKeys)
         return Data(out)
     }

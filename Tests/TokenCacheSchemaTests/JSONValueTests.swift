@@ -44,6 +44,44 @@ import Testing
         #expect(value.serializedString() == #"{"u":"https://x/y","c":"q\"b\\n\n\t\u0001é"}"#)
     }
 
+    /// The writer copies runs it finds eight bytes at a time: every length from 0 to 40 (the word
+    /// loop and the tail), every special byte at every position, non-ASCII characters among them,
+    /// against escaping byte by byte, and parsed back.
+    @Test func escapesEveryByteAtEveryPosition() throws {
+        func reference(_ string: String) -> String {
+            var text = "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                case "\t": text += "\\t"
+                case "\u{08}": text += "\\b"
+                case "\u{0C}": text += "\\f"
+                case "\u{00}"..."\u{1F}": text += "\\u00" + String(format: "%02x", scalar.value)
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            return text + "\""
+        }
+        let specials: [Character] = ["\"", "\\", "\n", "\u{01}", "\u{1F}", "\u{00}", "é", "😀", " ", "\u{7F}"]
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...40 {
+            for position in 0..<max(length, 1) {
+                for special in specials {
+                    var characters = (0..<length).map { _ in Character(UnicodeScalar(UInt8.random(in: 0x21...0x7E, using: &generator))) }
+                    if length > 0 { characters[position] = special }
+                    let string = String(characters)
+                    var out: [UInt8] = []
+                    JSONSerializer.writeString(string, to: &out)
+                    #expect(String(decoding: out, as: UTF8.self) == reference(string))
+                    #expect(try JSONValue.parse(Data(("[" + String(decoding: out, as: UTF8.self) + "]").utf8)) == .array([.string(string)]))
+                }
+            }
+        }
+    }
+
     @Test func serializedOutputParsesWithFoundation() throws {
         let value: JSONValue = ["s": "\u{7}\u{2028}/\"", "n": 42, "a": [nil, true]]
         let parsed = try #require(try JSONSerialization.jsonObject(with: value.serialized()) as? [String: Any])
