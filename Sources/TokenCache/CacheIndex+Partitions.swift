@@ -12,10 +12,12 @@ struct PartitionMembers: Sendable {
     }
 
     mutating func remove(_ key: CacheIndex.IdentityKey) {
-        let partition = key.identity.partition
-        guard var list = members[partition], let position = list.firstIndex(of: key) else { return }
-        list.remove(at: position)
-        members[partition] = list.isEmpty ? nil : list
+        // One hash of the partition, the list changed in place.
+        guard let slot = members.index(forKey: key.identity.partition),
+            let position = members.values[slot].firstIndex(of: key)
+        else { return }
+        members.values[slot].remove(at: position)
+        if members.values[slot].isEmpty { members.remove(at: slot) }
     }
 }
 

@@ -293,24 +293,32 @@ struct CacheIndex: Sendable {
     /// Takes out whatever `identity` contributed, leaving the memo to the caller.
     mutating func removeEntry(_ identity: ItemIdentity) {
         absorbDeferred(account: identity.account)
-        guard let entry = entries.removeValue(forKey: IdentityKey(identity))?.entry else { return }
-        partitionMembers?.remove(IdentityKey(identity))
+        let key = IdentityKey(identity)
+        guard let entry = entries.removeValue(forKey: key)?.entry else { return }
+        partitionMembers?.remove(key)
+        // Each list changed in place under one hash of its key, and only in the maps `place`
+        // filed the entry in.
         func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
-            guard var list = map[key] else { return }
-            list.removeAll(where: matches)
-            map[key] = list.isEmpty ? nil : list
+            guard let position = map.index(forKey: key) else { return }
+            map.values[position].removeAll(where: matches)
+            if map.values[position].isEmpty { map.remove(at: position) }
         }
         func drop<Value>(_ map: inout DigestedMap<[Value]>, _ key: String, where matches: (Value) -> Bool) {
-            guard var list = map[key] else { return }
-            list.removeAll(where: matches)
-            map[key] = list.isEmpty ? nil : list
+            map.removeAll(under: key, where: matches)
         }
         switch entry {
         case .credential(let credential):
             drop(&credentialsByHomeAccount, credential.homeAccountId) { $0.identity == identity }
-            drop(&accessTokens, credential.accessTokenKey) { $0.identity == identity }
-            drop(&refreshTokens, credential.homeAccountId) { $0.identity == identity }
-            drop(&idTokens, credential.homeAccountId) { $0.identity == identity }
+            switch credential.credentialType {
+            case .accessToken, .accessTokenWithAuthScheme:
+                drop(&accessTokens, credential.accessTokenKey) { $0.identity == identity }
+            case .refreshToken, .familyRefreshToken, .boundRefreshToken:
+                drop(&refreshTokens, credential.homeAccountId) { $0.identity == identity }
+            case .idToken, .v1IdToken:
+                drop(&idTokens, credential.homeAccountId) { $0.identity == identity }
+            default:
+                break
+            }
         case .account(let account):
             drop(&accountsByHomeAccount, account.homeAccountId) { $0.identity == identity }
             if let username = account.username { drop(&accountsByUsername, username) { $0.identity == identity } }

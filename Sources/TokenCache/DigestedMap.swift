@@ -48,6 +48,14 @@ struct DigestedMap<Value>: Sequence {
         storage.removeValue(forKey: Key(key))
     }
 
+    /// Removes the elements of the list under `key` that match, and the key when none is left:
+    /// one hash of the key, the list changed in place.
+    mutating func removeAll<Element>(under key: String, where matches: (Element) -> Bool) where Value == [Element] {
+        guard let position = storage.index(forKey: Key(key)) else { return }
+        storage.values[position].removeAll(where: matches)
+        if storage.values[position].isEmpty { storage.remove(at: position) }
+    }
+
     mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
 
     var isEmpty: Bool { storage.isEmpty }
