@@ -9,14 +9,21 @@ extension SQLiteStore {
     // MARK: - Encryption
 
     /// The bytes to store for `item` and its envelope column: sealed when the group has a key.
-    func storedPayload(_ item: StoreItem, on connection: SQLiteConnection) throws -> (Data, Int64) {
+    ///
+    /// `plainGroups` are the groups this write transaction already found without a recorded key (no
+    /// other connection can record one while it holds the write lock), so a batch reads each
+    /// group's key record once, not once per item.
+    func storedPayload(_ item: StoreItem, on connection: SQLiteConnection, plainGroups: inout [String]) throws -> (Data, Int64) {
         if let key = keys[item.accessGroup] {
             return (try PayloadEnvelope.seal(item.data, identity: item.identity, key: key), StoreSchema.sealedEnvelope)
         }
         if let error = unavailableKeys[item.accessGroup] { throw error }
         // Opened without encryption: never add plain payloads to a group another opener sealed.
-        if !encrypted, try Self.recordedKey(item.accessGroup, connection: connection) != nil {
-            throw EncryptionError.storeOpenedWithoutKey(accessGroup: item.accessGroup, storePath: path)
+        if !encrypted, !plainGroups.contains(item.accessGroup) {
+            if try Self.recordedKey(item.accessGroup, connection: connection) != nil {
+                throw EncryptionError.storeOpenedWithoutKey(accessGroup: item.accessGroup, storePath: path)
+            }
+            plainGroups.append(item.accessGroup)
         }
         return (item.data, StoreSchema.plainEnvelope)
     }

@@ -59,15 +59,18 @@ extension SQLiteStore {
                     return result
                 }
                 var touched = Set<PartitionID>()
+                var plainGroups: [String] = []
                 for operation in batch {
                     switch operation {
                     case .save(let item):
                         // Checked inside the transaction: a rejected item rolls back what the batch already did.
                         try StoreLimits.check(item, maximumDataSize: maximumDataSize)
-                        if try update(item, at: now, on: connection) {
+                        // Sealed once, whether the row is replaced or added.
+                        let stored = try storedPayload(item, on: connection, plainGroups: &plainGroups)
+                        if try update(item, stored: stored, at: now, on: connection) {
                             result.replaced += 1
                         } else {
-                            try insert(item, at: now, on: connection)
+                            try insert(item, stored: stored, at: now, on: connection)
                             result.added += 1
                         }
                         touched.insert(item.partition)
@@ -94,8 +97,10 @@ extension SQLiteStore {
     }
 
 
-    func update(_ item: StoreItem, at now: Double, on connection: SQLiteConnection) throws -> Bool {
-        let (payload, envelope) = try storedPayload(item, on: connection)
+    /// Replaces the row of `item`'s identity with `stored` (its payload as stored and envelope
+    /// column); false when there is none.
+    func update(_ item: StoreItem, stored: (payload: Data, envelope: Int64), at now: Double, on connection: SQLiteConnection) throws -> Bool {
+        let (payload, envelope) = stored
         let statement = try connection.statement(
             "UPDATE items SET generic = ?, data = ?, modified = ?, envelope = ? "
                 + "WHERE access_group = ? AND account = ? AND service = ? AND type = ?")
@@ -113,8 +118,9 @@ extension SQLiteStore {
         return connection.changes > 0
     }
 
-    func insert(_ item: StoreItem, at now: Double, on connection: SQLiteConnection) throws {
-        let (payload, envelope) = try storedPayload(item, on: connection)
+    /// Adds a row for `item` with `stored` (its payload as stored and envelope column).
+    func insert(_ item: StoreItem, stored: (payload: Data, envelope: Int64), at now: Double, on connection: SQLiteConnection) throws {
+        let (payload, envelope) = stored
         let statement = try connection.statement(
             "INSERT INTO items (access_group, account, service, type, generic, data, created, modified, envelope) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
