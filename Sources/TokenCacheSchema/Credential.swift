@@ -296,9 +296,20 @@ public struct Credential: SchemaItem {
         // A blank family id ("" is what MSAL writes for "not in a family") does not replace the client
         // id: keying such an RT as `refreshtoken---` would make every app's RT collide.
         let family = familyId.flatMap { $0.isBlank ? nil : $0 }
-        let clientPart = family ?? clientId ?? ""
-        var id = credentialType.keyString + "-" + ItemKey.normalized(clientPart) + "-" + ItemKey.normalized(keyRealm ?? "")
-        if let keyApplicationIdentifier { id += "-" + ItemKey.normalized(keyApplicationIdentifier) }
+        let clientPart = ItemKey.normalized(family ?? clientId ?? "")
+        let realmPart = ItemKey.normalized(keyRealm ?? "")
+        let applicationPart = keyApplicationIdentifier.map { ItemKey.normalized($0) }
+        // Appended in place: each `+` of a chain makes a string of its own.
+        var id = credentialType.keyString
+        id.reserveCapacity(id.utf8.count + clientPart.utf8.count + realmPart.utf8.count + (applicationPart?.utf8.count ?? -1) + 3)
+        id += "-"
+        id += clientPart
+        id += "-"
+        id += realmPart
+        if let applicationPart {
+            id += "-"
+            id += applicationPart
+        }
         return id
     }
 
@@ -313,13 +324,22 @@ public struct Credential: SchemaItem {
     /// only access tokens carry the token type and the application identifier. Other kinds use every
     /// field they have.
     public var key: ItemKey {
-        var service = credentialId + "-" + ItemKey.normalized(keyTarget ?? "")
-        if let keyTokenType { service += "-" + ItemKey.normalized(keyTokenType) }
+        let id = credentialId
+        let targetPart = ItemKey.normalized(keyTarget ?? "")
+        let tokenTypePart = keyTokenType.map { ItemKey.normalized($0) }
+        var service = id
+        service.reserveCapacity(id.utf8.count + targetPart.utf8.count + (tokenTypePart?.utf8.count ?? -1) + 2)
+        service += "-"
+        service += targetPart
+        if let tokenTypePart {
+            service += "-"
+            service += tokenTypePart
+        }
         if let requestedClaims, !requestedClaims.isBlank { service += "|" + requestedClaimsHash(requestedClaims) }
         return ItemKey(
             account: ItemKey.account(homeAccountId: homeAccountId, environment: environment),
             service: service,
-            generic: Data(credentialId.utf8),
+            generic: Data(id.utf8),
             type: credentialType.typeCode
         )
     }

@@ -26,7 +26,13 @@ public struct ItemKey: Sendable, Hashable, CustomStringConvertible {
     /// The account attribute of an account or credential: `norm(home_account_id)-norm(environment)`,
     /// an absent part written as empty.
     public static func account(homeAccountId: String?, environment: String?) -> String {
-        normalized(homeAccountId ?? "") + "-" + normalized(environment ?? "")
+        let home = normalized(homeAccountId ?? "")
+        let host = normalized(environment ?? "")
+        var account = home
+        account.reserveCapacity(home.utf8.count + host.utf8.count + 1)
+        account += "-"
+        account += host
+        return account
     }
 
     /// ``generic`` as text (the unified schema always writes UTF-8 there).
