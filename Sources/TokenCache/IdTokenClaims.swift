@@ -12,21 +12,28 @@ public struct IdTokenClaims: Sendable, Hashable {
 
     /// Parses `rawToken`; `nil` when no part of it is a base64url JSON object.
     public init?(rawToken: String) {
-        var payload: JSONObject?
-        // Split on the byte: splitting a String on a Character walks grapheme clusters, and this
-        // runs on every save.
-        for part in rawToken.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false) {
-            guard let data = Base64URL.decode(String(Substring(part))),
-                let object = (try? JSONValue.parse(data))?.objectValue
-            else { continue }
-            // The JOSE header has only `alg`/`typ`/`kid`…; the claims set has the identity claims.
-            if object["iss"] != nil || object["sub"] != nil || object["oid"] != nil || object["tid"] != nil {
-                payload = object
-                break
+        var token = rawToken
+        // Parts found on the contiguous bytes, as far as the claims: splitting a String on a
+        // Character walks grapheme clusters, and splitting its UTF-8 view walks it generically to
+        // the end of the signature; this runs on every save.
+        let found = token.withUTF8 { bytes -> JSONObject? in
+            var payload: JSONObject?
+            var start = 0
+            while start <= bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: ".")) ?? bytes.count
+                defer { start = end + 1 }
+                guard let data = Base64URL.decode(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)),
+                    let object = (try? JSONValue.parse(data))?.objectValue
+                else { continue }
+                // The JOSE header has only `alg`/`typ`/`kid`…; the claims set has the identity claims.
+                if object["iss"] != nil || object["sub"] != nil || object["oid"] != nil || object["tid"] != nil {
+                    return object
+                }
+                if payload == nil { payload = object }
             }
-            if payload == nil { payload = object }
+            return payload
         }
-        guard let payload else { return nil }
+        guard let payload = found else { return nil }
         claims = payload
     }
 

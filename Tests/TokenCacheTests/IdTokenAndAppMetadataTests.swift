@@ -41,6 +41,24 @@ import Testing
         #expect(IdTokenClaims(rawToken: home.credential.secret)?["marker"] == "home")
     }
 
+    /// The claims are the first part that carries an identity claim, else the first JSON object
+    /// part; parts are cut at every dot, empty ones included.
+    @Test func idTokenClaimsAreFoundInTheirPart() {
+        func part(_ object: JSONObject) -> String { Base64URL.encode(JSONValue.object(object).serialized()) }
+        let header = part(["typ": "JWT", "alg": "RS256"])
+        let claims = part(["tid": "t", "preferred_username": "a@b.c"])
+        #expect(IdTokenClaims(rawToken: header + "." + claims + ".sig")?.username == "a@b.c")
+        #expect(IdTokenClaims(rawToken: claims)?.tenantId == "t")
+        #expect(IdTokenClaims(rawToken: "." + claims + ".")?.tenantId == "t")
+        #expect(IdTokenClaims(rawToken: header + ".." + claims)?.tenantId == "t")
+        #expect(IdTokenClaims(rawToken: claims + "." + header)?.tenantId == "t")
+        // No identity claim anywhere: the first object stands in.
+        #expect(IdTokenClaims(rawToken: "x." + header + "." + part(["typ": "other"]))?.claims["alg"] == "RS256")
+        #expect(IdTokenClaims(rawToken: "") == nil)
+        #expect(IdTokenClaims(rawToken: "...") == nil)
+        #expect(IdTokenClaims(rawToken: "not-base64!.also not") == nil)
+    }
+
     @Test func appMetadataIsFoundByClientAndAnyAlias() throws {
         try fixture.save(TokenResponses.aad(foci: "1"))
         let metadata = try #require(try fixture.cache.appMetadata(clientId: IDs.appA))
