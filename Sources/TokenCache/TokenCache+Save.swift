@@ -110,7 +110,9 @@ extension TokenCache {
                 keyId: tokenType == nil ? nil : request.keyId,
                 requestedClaims: request.requestedClaims.flatMap { $0.isEmpty ? nil : $0 },
                 applicationIdentifier: request.applicationIdentifier)
-            let newToken = IndexedCredential(credential, identity: try credential.storeItem(accessGroup: writeAccessGroup).identity)
+            // Written once: its payload is the largest of the batch.
+            let item = try credential.storeItem(accessGroup: writeAccessGroup)
+            let newToken = IndexedCredential(credential, identity: item.identity)
             for old in index.accessTokens(newToken.accessTokenKey, environments: configuration.clouds.aliases(for: environment))
             where old.credentialType == credential.credentialType
                 && configuration.clouds.areAliases(old.environment, environment)
@@ -121,7 +123,7 @@ extension TokenCache {
                 operations.append(.delete(old.identity.query))
                 replaced.append(old.identity)
             }
-            save(try credential.storeItem(accessGroup: writeAccessGroup))
+            save(item)
         }
 
         if let refreshToken = response.refreshToken {
