@@ -104,21 +104,40 @@ enum RedisRecord {
     }
 
     static func encode(order: UInt64, generic: Data?, created: Date, modified: Date, sealed: Bool, payload: Data) -> Data {
-        var out = Data([1])
-        out.reserveCapacity(40 + (generic?.count ?? 0) + payload.count)
-        func u64(_ value: UInt64) { out.append(contentsOf: withUnsafeBytes(of: value.bigEndian, Array.init)) }
-        u64(order)
-        if let generic {
-            out.append(1)
-            out.append(contentsOf: withUnsafeBytes(of: UInt32(generic.count).bigEndian, Array.init))
-            out.append(generic)
-        } else {
-            out.append(0)
+        // Written in place into one buffer of the exact size (appending each part to a `Data`, and
+        // each number through an array of its own, cost more than sealing the payload).
+        let size = 1 + 8 + 1 + (generic.map { 4 + $0.count } ?? 0) + 8 + 8 + 1 + payload.count
+        var out = Data(count: size)
+        out.withUnsafeMutableBytes { raw in
+            var offset = 0
+            func byte(_ value: UInt8) {
+                raw[offset] = value
+                offset += 1
+            }
+            func number<T: FixedWidthInteger>(_ value: T) {
+                raw.storeBytes(of: value.bigEndian, toByteOffset: offset, as: T.self)
+                offset += MemoryLayout<T>.size
+            }
+            func bytes(_ data: Data) {
+                data.withUnsafeBytes { source in
+                    if let base = source.baseAddress { (raw.baseAddress! + offset).copyMemory(from: base, byteCount: source.count) }
+                }
+                offset += data.count
+            }
+            byte(1)
+            number(order)
+            if let generic {
+                byte(1)
+                number(UInt32(generic.count))
+                bytes(generic)
+            } else {
+                byte(0)
+            }
+            number(created.timeIntervalSinceReferenceDate.bitPattern)
+            number(modified.timeIntervalSinceReferenceDate.bitPattern)
+            byte(sealed ? 1 : 0)
+            bytes(payload)
         }
-        u64(created.timeIntervalSinceReferenceDate.bitPattern)
-        u64(modified.timeIntervalSinceReferenceDate.bitPattern)
-        out.append(sealed ? 1 : 0)
-        out.append(payload)
         return out
     }
 

@@ -59,6 +59,25 @@ struct RedisPartitionTests {
         #expect(try SharedRedis.open(untracked).partitionChanges(since: nil) == nil)
     }
 
+    /// The record layout docs/redis.md gives operators, byte for byte, and back.
+    @Test func recordsKeepTheirDocumentedLayout() throws {
+        let created = Date(timeIntervalSinceReferenceDate: 1_000.5)
+        let modified = Date(timeIntervalSinceReferenceDate: 2_000.25)
+        func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+        let times = bigEndian(created.timeIntervalSinceReferenceDate.bitPattern) + bigEndian(modified.timeIntervalSinceReferenceDate.bitPattern)
+        let withGeneric = RedisRecord.encode(
+            order: 0x0102_0304_0506_0708, generic: Data("gen".utf8), created: created, modified: modified, sealed: true, payload: Data("body".utf8))
+        #expect([UInt8](withGeneric) == [1] + bigEndian(UInt64(0x0102_0304_0506_0708)) + [1] + bigEndian(UInt32(3)) + Array("gen".utf8)
+            + times + [1] + Array("body".utf8))
+        let bare = RedisRecord.encode(order: 7, generic: nil, created: created, modified: modified, sealed: false, payload: Data())
+        #expect([UInt8](bare) == [1] + bigEndian(UInt64(7)) + [0] + times + [0])
+        let decoded = try #require(RedisRecord.decode(withGeneric))
+        #expect(decoded.order == 0x0102_0304_0506_0708 && decoded.generic == Data("gen".utf8) && decoded.sealed)
+        #expect(decoded.created == created && decoded.modified == modified && decoded.payload == Data("body".utf8))
+        let empty = try #require(RedisRecord.decode(bare))
+        #expect(empty.generic == nil && !empty.sealed && empty.payload.isEmpty)
+    }
+
     @Test(arguments: SharedRedis.present)
     func damagedRecordsAreSkippedCountedAndRemovable(server: SharedRedis) throws {
         let configuration = try server.configuration()
