@@ -19,7 +19,7 @@ public struct AccessGroups: Sendable, Hashable {
 
     /// Whether `group` is one of the allowed groups (compared byte for byte).
     public func contains(_ group: String) -> Bool {
-        all.contains { $0.utf8.elementsEqual(group.utf8) }
+        all.contains { sameBytes($0, group) }
     }
 
     /// Throws unless `group` is allowed.

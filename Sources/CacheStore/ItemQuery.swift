@@ -69,9 +69,9 @@ public struct ItemQuery: Sendable, Hashable {
     ///
     /// Backends that filter in memory use this; SQL backends express the same rule in their statements.
     public func matches(_ item: StoreItem) -> Bool {
-        if let accessGroup, !accessGroup.utf8.elementsEqual(item.accessGroup.utf8) { return false }
-        if let account, !account.utf8.elementsEqual(item.account.utf8) { return false }
-        if let service, !service.utf8.elementsEqual(item.service.utf8) { return false }
+        if let accessGroup, !sameBytes(accessGroup, item.accessGroup) { return false }
+        if let account, !sameBytes(account, item.account) { return false }
+        if let service, !sameBytes(service, item.service) { return false }
         if let generic, generic != item.generic { return false }
         switch type {
         case nil: break

@@ -1,4 +1,4 @@
-import CacheStore
+@_spi(Bytes) import CacheStore
 import Foundation
 
 extension RedisStore {
@@ -26,7 +26,7 @@ extension RedisStore {
         var made: [RedisLayout.Partition] = []
         func partitionOf(group: String, account: String) -> RedisLayout.Partition {
             // Compared as bytes, as the key's digest sees them (String's == would equate canonically equivalent text).
-            if let known = made.first(where: { $0.group.utf8.elementsEqual(group.utf8) && $0.account.utf8.elementsEqual(account.utf8) }) {
+            if let known = made.first(where: { sameBytes($0.account, account) && sameBytes($0.group, group) }) {
                 return known
             }
             let new = layout.partition(group: group, account: account)
@@ -65,8 +65,8 @@ extension RedisStore {
     }
 
     private static func mayMatch(_ query: ItemQuery, _ partition: RedisLayout.Partition) -> Bool {
-        if let group = query.accessGroup, !group.utf8.elementsEqual(partition.group.utf8) { return false }
-        if let account = query.account, !account.utf8.elementsEqual(partition.account.utf8) { return false }
+        if let group = query.accessGroup, !sameBytes(group, partition.group) { return false }
+        if let account = query.account, !sameBytes(account, partition.account) { return false }
         return true
     }
 
