@@ -181,44 +181,62 @@ public final class TokenCache: Sendable {
         keepingLookupKeys: Bool, need: PartitionNeed? = nil, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> (batch: BatchResult, result: Result) {
         if case .partitions = configuration.loading { return try commitPlannedInPartitions(keepingLookupKeys: keepingLookupKeys, need: need, plan) }
-        var output: Result?
-        var batch: [StoreOperation] = []
-        // Catch up first, outside the store's write lock, so that the plan below rarely has to read
-        // the whole store after another writer's commit.
-        _ = try currentIndex()
         let keys = keepingLookupKeys && store.keepsLookupKeys
-        let result = try store.applyPlanned { stamp, allItems in
-            // The index is only a local here, gone before `record` patches the engine's copy in place.
-            var index: CacheIndex
-            var tombstones: [StoreOperation] = []
-            let cached = state.withLock { state -> CacheIndex? in
-                guard state.stamp == stamp else { return nil }
-                // Built in place, once: the lookup keys are planned from it.
-                if keys { state.index.ensurePartitionMembers() }
-                return state.index
-            }
-            if let cached {
-                index = cached
-            } else {
-                index = CacheIndex(items: try allItems())
-                // Tombstoned credentials go with this batch (see currentIndex).
-                tombstones = index.tombstones.map { .delete($0.query) }
-                let fresh = index
-                state.withLock { state in
-                    // The revision stays: every commit before it is in this newer read too.
-                    state.stamp = stamp
-                    state.index = fresh
+        // Another writer's commit between the catch-up and the store's write lock — what happens
+        // whenever two processes save at once: the second waits for the lock, then finds a newer
+        // store — leaves the index behind the plan's stamp. The attempt then writes nothing, the
+        // index catches up outside the lock (reading what changed, where the store can say), and the
+        // plan runs again. Only a store that keeps moving gets planned on a read of all of it, under
+        // the lock, on the last attempt.
+        let attempts = 5
+        for attempt in 1...attempts {
+            var output: Result?
+            var batch: [StoreOperation] = []
+            _ = try currentIndex()
+            let result: BatchResult
+            do {
+                result = try store.applyPlanned { stamp, allItems in
+                    // The index is only a local here, gone before `record` patches the engine's copy in place.
+                    var index: CacheIndex
+                    var tombstones: [StoreOperation] = []
+                    let cached = state.withLock { state -> CacheIndex? in
+                        guard state.stamp == stamp else { return nil }
+                        // Built in place, once: the lookup keys are planned from it.
+                        if keys { state.index.ensurePartitionMembers() }
+                        return state.index
+                    }
+                    if let cached {
+                        index = cached
+                    } else if attempt < attempts {
+                        throw StalePlan()
+                    } else {
+                        index = CacheIndex(items: try allItems())
+                        // Tombstoned credentials go with this batch (see currentIndex).
+                        tombstones = index.tombstones.map { .delete($0.query) }
+                        let fresh = index
+                        state.withLock { state in
+                            // The revision stays: every commit before it is in this newer read too.
+                            state.stamp = stamp
+                            state.index = fresh
+                        }
+                    }
+                    let planned = try plan(index)
+                    output = planned.result
+                    batch = tombstones + planned.operations
+                    if keys && needsLookupKeys(batch) { batch = index.withLookupKeys(batch) }
+                    return batch
                 }
+            } catch is StalePlan {
+                continue
             }
-            let planned = try plan(index)
-            output = planned.result
-            batch = tombstones + planned.operations
-            if keys && needsLookupKeys(batch) { batch = index.withLookupKeys(batch) }
-            return batch
+            record(result, of: batch)
+            return (result, output!)
         }
-        record(result, of: batch)
-        return (result, output!)
+        preconditionFailure("the last attempt plans on the whole store")
     }
+
+    /// Thrown out of a plan whose stamp the index has not caught up with: the store writes nothing.
+    private struct StalePlan: Error {}
 
     func record(_ result: BatchResult, of batch: [StoreOperation]) {
         if let commit = result.commit {

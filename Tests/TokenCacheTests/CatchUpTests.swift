@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import TokenCache
 import TokenCacheSchema
+import Synchronization
 import Testing
 
 /// After another writer's commit, the engine re-reads only the partitions the store says changed
@@ -47,6 +48,60 @@ import Testing
         // The account's partition, the app metadata's and the account metadata's.
         #expect(store.partitionReads - partitionReads <= 3)
         #expect(try first.accounts().count == 20)
+    }
+
+    /// Two processes saving at once: the second takes the write lock after the first committed, so
+    /// its plan meets a newer store than its index. It catches up by partition and plans again,
+    /// instead of reading the whole store under the lock, and both saves are kept.
+    @Test func aSaveAfterAnotherWritersCommitCatchesUpByPartition() throws {
+        let store = try PartitionedMemoryStore(groups: [Self.group])
+        let first = try TokenCache(store: store)
+        let second = try TokenCache(store: store)
+        let request = TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"])
+        for user in 0..<20 { try first.save(Self.response(user: user, step: user), for: request) }
+        try second.save(Self.response(user: 20, step: 20), for: request)
+        #expect(try Self.accessToken(first, user: 20) == "at-20")
+        let fullReads = store.fullReads
+        let once = Mutex(true)
+        store.runBeforePlanning {
+            guard once.withLock({ let first = $0; $0 = false; return first }) else { return }
+            try second.save(Self.response(user: 7, step: 70), for: request)
+        }
+        try first.save(Self.response(user: 3, step: 30), for: request)
+        store.runBeforePlanning(nil)
+        #expect(store.fullReads == fullReads)
+        #expect(try Self.accessToken(first, user: 3) == "at-30")
+        #expect(try Self.accessToken(first, user: 7) == "at-70")
+        #expect(try Self.accessToken(second, user: 3) == "at-30")
+        #expect(try first.accounts().count == 21)
+    }
+
+    /// A store another writer commits to before every plan: after a few attempts the engine plans
+    /// on a read of the whole store under the write lock, as before, so the save still lands.
+    @Test func aStoreThatKeepsMovingIsPlannedOnAWholeRead() throws {
+        let store = try PartitionedMemoryStore(groups: [Self.group])
+        let first = try TokenCache(store: store)
+        let second = try TokenCache(store: store)
+        let request = TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"])
+        for user in 0..<10 { try first.save(Self.response(user: user, step: user), for: request) }
+        _ = try second.accounts()  // its first read of the store, before counting
+        let fullReads = store.fullReads
+        let commits = Mutex(0)
+        let inside = Mutex(false)
+        store.runBeforePlanning {
+            // The other writer's save plans through applyPlanned too: it does not wait for itself.
+            guard !inside.withLock({ let nested = $0; $0 = true; return nested }) else { return }
+            defer { inside.withLock { $0 = false } }
+            let step = commits.withLock { $0 += 1; return $0 }
+            try second.save(Self.response(user: 8, step: 100 + step), for: request)
+        }
+        try first.save(Self.response(user: 2, step: 20), for: request)
+        store.runBeforePlanning(nil)
+        // One commit of the other writer before each of the five attempts; the last one read all.
+        #expect(commits.withLock { $0 } == 5)
+        #expect(store.fullReads == fullReads + 1)
+        #expect(try Self.accessToken(first, user: 2) == "at-20")
+        #expect(try Self.accessToken(first, user: 8) == "at-105")
     }
 
     /// Past a share of the index, catching up one partition at a time would cost more than one

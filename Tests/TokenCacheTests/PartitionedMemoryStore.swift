@@ -29,6 +29,12 @@ final class PartitionedMemoryStore: ItemStore {
 
     private let state = Mutex(State())
     private let writeLock = Mutex(())
+    /// Runs at the start of each `applyPlanned`, before the write lock: another writer that takes
+    /// the lock first, between the engine's catch-up and its plan.
+    private let beforePlan = Mutex<(@Sendable () throws -> Void)?>(nil)
+
+    /// Sets what runs before each `applyPlanned` (nil: nothing).
+    func runBeforePlanning(_ body: (@Sendable () throws -> Void)?) { beforePlan.withLock { $0 = body } }
 
     init(groups: [String], answersChanges: Bool = true, keepsLookupKeys: Bool = true) throws {
         inner = MemoryStore(accessGroups: try AccessGroups(groups))
@@ -58,7 +64,8 @@ final class PartitionedMemoryStore: ItemStore {
     func applyPlanned(
         _ plan: (ChangeStamp, () throws -> [StoreItem]) throws -> [StoreOperation]
     ) throws -> BatchResult {
-        try writeLock.withLock { _ in
+        if let body = beforePlan.withLock({ $0 }) { try body() }
+        return try writeLock.withLock { _ in
             let batch = try plan(try inner.changeStamp()) { try self.items(matching: ItemQuery()) }
             return batch.isEmpty ? BatchResult() : try applyLocked(batch)
         }
