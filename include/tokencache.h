@@ -254,8 +254,10 @@ int tokencache_search(tokencache_t *cache, const char *credential_type, const ch
  * Writes the entries of an MSAL JSON document (`document_json`: any of the five sections, each an
  * object of entries; entry keys are not used, items are keyed by their members as MSAL keys them)
  * as store items, replacing the items of the same identity, in one atomic batch. Malformed entries
- * fail the whole call (nothing written); entries with no unified counterpart are skipped.
- * `*result` (may be NULL): {"saved": n, "skipped": [{"entry": "...", "reason": "..."}]}.
+ * fail the whole call (nothing written); entries with no unified counterpart are skipped. An
+ * AppMetadata entry the store already holds as is is not written again (MSAL writes it with every
+ * token response; rewriting it would move the partition all clients of the cloud share); it still
+ * counts in "saved". `*result` (may be NULL): {"saved": n, "skipped": [{"entry": "...", "reason": "..."}]}.
  */
 int tokencache_write_entries(tokencache_t *cache, const char *document_json, char **result,
                              tokencache_error_t **error);

@@ -190,6 +190,18 @@ struct CacheIndex: Sendable {
         }
     }
 
+    /// Whether `item`, the record `metadata` as it would be written, is stored as is: the same
+    /// record under the same identity and generic. Saves leave such a record alone: every client's
+    /// app metadata shares one partition per cloud, which rewriting it on every save (as MSAL does)
+    /// would move to a new revision each time, for every other engine to read again.
+    func stores(_ metadata: AppMetadata, as item: StoreItem) -> Bool {
+        guard let clientId = metadata.clientId else { return false }
+        return appMetadata[ItemKey.normalized(clientId)]?.contains {
+            $0.identity == item.identity && $0.metadata == metadata
+                && entries[IdentityKey($0.identity)]?.generic == item.generic
+        } == true
+    }
+
     /// Adds `item`, replacing what the same identity held. A replaced item keeps its position, as
     /// in the store.
     mutating func insert(_ item: StoreItem) {

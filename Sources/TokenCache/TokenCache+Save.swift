@@ -185,11 +185,7 @@ extension TokenCache {
         // Not written again when the very record is stored: every client's app metadata lives in one
         // partition per cloud, which a rewrite by every save (as MSAL does) would move to a new
         // revision, so that every other engine would read it again.
-        let stored = index.appMetadata[ItemKey.normalized(clientId)]?.contains {
-            $0.identity == appMetadataItem.identity && $0.metadata == appMetadata
-                && index.entries[CacheIndex.IdentityKey($0.identity)]?.generic == appMetadataItem.generic
-        }
-        if stored != true { save(appMetadataItem) }
+        if !index.stores(appMetadata, as: appMetadataItem) { save(appMetadataItem) }
 
         var metadata = index.accountMetadata[clientId]?.metadata ?? AccountMetadata(clientId: clientId)
         if metadata.accounts[homeAccountId]?.signInState != .signedIn {

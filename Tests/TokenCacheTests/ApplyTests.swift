@@ -1,7 +1,9 @@
 import CacheStore
 import CacheStoreMemory
+import CacheStoreSQLite
 import Foundation
 import Synchronization
+import TestSupport
 import TokenCache
 import TokenCacheSchema
 import Testing
@@ -52,5 +54,39 @@ final class ReadCountingStore: MemoryBackedStore {
         try store.base.save(try Self.accessToken("foreign"))
         #expect(try cache.accessToken(Self.query)?.credential.secret == "foreign")
         #expect(store.fullReads.load(ordering: .relaxed) == 2)
+    }
+
+    /// Entries an auth library forms itself (MSAL Python writes the app metadata with every token
+    /// response) leave a stored app metadata record alone when it is the same, as saves do; a
+    /// changed record, or the same one under another generic, is written.
+    @Test func appMetadataAppliedAsStoredIsNotWrittenAgain() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let store = try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: try AccessGroups([IDs.group]))
+        let cache = try TokenCache(store: store)
+        func metadata(family: String) throws -> StoreItem {
+            try AppMetadata(clientId: IDs.appA, environment: "login.windows.net", familyId: family).storeItem(accessGroup: IDs.group)
+        }
+        func revision() throws -> ChangeStamp { try store.readPartition(accessGroup: IDs.group, account: "login.windows.net").revision }
+        #expect(try cache.apply([.save(try metadata(family: "1")), .save(try Self.accessToken("first"))]).added == 2)
+        let written = try revision()
+
+        let again = try cache.apply([.save(try metadata(family: "1")), .save(try Self.accessToken("second"))])
+        #expect(again.replaced == 1 && again.added == 0, "only the access token")
+        #expect(try revision() == written)
+        #expect(try cache.accessToken(Self.query)?.credential.secret == "second")
+        // Only the app metadata, stored as is: nothing to commit.
+        #expect(try cache.apply([.save(try metadata(family: "1"))]).commit == nil)
+        // A second engine on the file decides from what the store holds.
+        let other = try TokenCache(store: try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: try AccessGroups([IDs.group])))
+        #expect(try other.apply([.save(try metadata(family: "1"))]).commit == nil)
+        #expect(try revision() == written)
+
+        #expect(try cache.apply([.save(try metadata(family: ""))]).replaced == 1)
+        #expect(try cache.appMetadata(clientId: IDs.appA)?.familyId == "")
+        var odd = try metadata(family: "")
+        odd.generic = Data("other".utf8)
+        #expect(try cache.apply([.save(odd)]).replaced == 1)
+        #expect(try store.items(matching: ItemQuery(type: .code(ItemTypeCode.appMetadata))).first?.generic == Data("other".utf8))
     }
 }
