@@ -82,6 +82,11 @@ final class ReadCountingStore: MemoryBackedStore {
         #expect(try other.apply([.save(try metadata(family: "1"))]).commit == nil)
         #expect(try revision() == written)
 
+        // In a batch that also deletes it, or saves it twice, the record is written as the batch says.
+        let record = try metadata(family: "1")
+        #expect(try cache.apply([.delete(ItemQuery(account: record.account, service: record.service)), .save(record)]).added == 1)
+        #expect(try cache.apply([.save(try metadata(family: "")), .save(record)]).replaced == 2)
+        #expect(try cache.appMetadata(clientId: IDs.appA)?.familyId == "1")
         #expect(try cache.apply([.save(try metadata(family: ""))]).replaced == 1)
         #expect(try cache.appMetadata(clientId: IDs.appA)?.familyId == "")
         var odd = try metadata(family: "")
