@@ -245,6 +245,21 @@ struct CacheIndex: Sendable {
         place(entry) { identity }
     }
 
+    /// The map by kind a credential is filed in besides `credentialsByHomeAccount`: one answer for
+    /// `place` and `removeEntry`, so that removal finds what placing filed.
+    enum CredentialMap {
+        case accessTokens, refreshTokens, idTokens, none
+
+        init(_ type: CredentialType) {
+            switch type {
+            case .accessToken, .accessTokenWithAuthScheme: self = .accessTokens
+            case .refreshToken, .familyRefreshToken, .boundRefreshToken: self = .refreshTokens
+            case .idToken, .v1IdToken: self = .idTokens
+            default: self = .none
+            }
+        }
+    }
+
     /// Places what an item contributes in the lookup maps (`identity` is only asked for by the kinds
     /// filed by identity).
     mutating func place(_ entry: Entry, identity: () -> ItemIdentity) {
@@ -265,15 +280,11 @@ struct CacheIndex: Sendable {
         switch entry {
         case .credential(let credential):
             place(credential, in: &credentialsByHomeAccount, at: credential.homeAccountId)
-            switch credential.credentialType {
-            case .accessToken, .accessTokenWithAuthScheme:
-                place(credential, in: &accessTokens, at: credential.accessTokenKey)
-            case .refreshToken, .familyRefreshToken, .boundRefreshToken:
-                place(credential, in: &refreshTokens, at: credential.homeAccountId)
-            case .idToken, .v1IdToken:
-                place(credential, in: &idTokens, at: credential.homeAccountId)
-            default:
-                break
+            switch CredentialMap(credential.credentialType) {
+            case .accessTokens: place(credential, in: &accessTokens, at: credential.accessTokenKey)
+            case .refreshTokens: place(credential, in: &refreshTokens, at: credential.homeAccountId)
+            case .idTokens: place(credential, in: &idTokens, at: credential.homeAccountId)
+            case .none: break
             }
         case .account(let account):
             place(account, in: &accountsByHomeAccount, at: account.homeAccountId)
@@ -308,38 +319,25 @@ struct CacheIndex: Sendable {
         let key = IdentityKey(identity)
         guard let entry = entries.removeValue(forKey: key)?.entry else { return }
         partitionMembers?.remove(key)
-        // Each list changed in place under one hash of its key, and only in the maps `place`
-        // filed the entry in.
-        func drop<Key: Hashable, Value>(_ map: inout [Key: [Value]], _ key: Key, where matches: (Value) -> Bool) {
-            guard let position = map.index(forKey: key) else { return }
-            map.values[position].removeAll(where: matches)
-            if map.values[position].isEmpty { map.remove(at: position) }
-        }
-        func drop<Value>(_ map: inout DigestedMap<[Value]>, _ key: String, where matches: (Value) -> Bool) {
-            map.removeAll(under: key, where: matches)
-        }
+        // Only from the maps `place` filed the entry in.
         switch entry {
         case .credential(let credential):
-            drop(&credentialsByHomeAccount, credential.homeAccountId) { $0.identity == identity }
-            switch credential.credentialType {
-            case .accessToken, .accessTokenWithAuthScheme:
-                drop(&accessTokens, credential.accessTokenKey) { $0.identity == identity }
-            case .refreshToken, .familyRefreshToken, .boundRefreshToken:
-                drop(&refreshTokens, credential.homeAccountId) { $0.identity == identity }
-            case .idToken, .v1IdToken:
-                drop(&idTokens, credential.homeAccountId) { $0.identity == identity }
-            default:
-                break
+            credentialsByHomeAccount.removeAll(under: credential.homeAccountId) { $0.identity == identity }
+            switch CredentialMap(credential.credentialType) {
+            case .accessTokens: accessTokens.removeAll(under: credential.accessTokenKey) { $0.identity == identity }
+            case .refreshTokens: refreshTokens.removeAll(under: credential.homeAccountId) { $0.identity == identity }
+            case .idTokens: idTokens.removeAll(under: credential.homeAccountId) { $0.identity == identity }
+            case .none: break
             }
         case .account(let account):
-            drop(&accountsByHomeAccount, account.homeAccountId) { $0.identity == identity }
-            if let username = account.username { drop(&accountsByUsername, username) { $0.identity == identity } }
+            accountsByHomeAccount.removeAll(under: account.homeAccountId) { $0.identity == identity }
+            if let username = account.username { accountsByUsername.removeAll(under: username) { $0.identity == identity } }
         case .appMetadata(let metadata):
-            drop(&appMetadata, metadata.clientId) { $0.identity == identity }
+            appMetadata.removeAll(under: metadata.clientId) { $0.identity == identity }
         case .accountMetadata(let metadata):
             if accountMetadata[metadata.clientId]?.identity == identity { accountMetadata[metadata.clientId] = nil }
         case .legacyToken(let token):
-            drop(&legacyTokensByUser, token.userId) { $0.identity == identity }
+            legacyTokensByUser.removeAll(under: token.userId) { $0.identity == identity }
         case .tombstone:
             tombstones.remove(identity)
         case .unreadable:

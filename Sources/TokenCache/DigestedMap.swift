@@ -48,12 +48,10 @@ struct DigestedMap<Value>: Sequence {
         storage.removeValue(forKey: Key(key))
     }
 
-    /// Removes the elements of the list under `key` that match, and the key when none is left:
-    /// one hash of the key, the list changed in place.
+    /// Removes the elements of the list under `key` that match, and the key when none is left (see
+    /// `Dictionary.removeAll(under:where:)`).
     mutating func removeAll<Element>(under key: String, where matches: (Element) -> Bool) where Value == [Element] {
-        guard let position = storage.index(forKey: Key(key)) else { return }
-        storage.values[position].removeAll(where: matches)
-        if storage.values[position].isEmpty { storage.remove(at: position) }
+        storage.removeAll(under: Key(key), where: matches)
     }
 
     mutating func reserveCapacity(_ capacity: Int) { storage.reserveCapacity(capacity) }
