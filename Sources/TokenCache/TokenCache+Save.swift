@@ -182,9 +182,7 @@ extension TokenCache {
 
         let appMetadata = AppMetadata(clientId: clientId, environment: environment, familyId: familyId ?? "")
         let appMetadataItem = try appMetadata.storeItem(accessGroup: writeAccessGroup)
-        // Not written again when the very record is stored: every client's app metadata lives in one
-        // partition per cloud, which a rewrite by every save (as MSAL does) would move to a new
-        // revision, so that every other engine would read it again.
+        // Not written again when the very record is stored (see CacheIndex.stores(_:as:)).
         if !index.stores(appMetadata, as: appMetadataItem) { save(appMetadataItem) }
 
         var metadata = index.accountMetadata[clientId]?.metadata ?? AccountMetadata(clientId: clientId)
