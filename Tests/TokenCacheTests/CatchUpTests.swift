@@ -27,22 +27,28 @@ import Testing
             clientId: client, scopes: ["User.Read"]))?.credential.secret
     }
 
-    @Test func anotherEnginesSaveIsCaughtUpByPartition() throws {
-        let store = try PartitionedMemoryStore(groups: [Self.group])
+    static let request = TokenRequest(authority: authority, clientId: "client-a", scopes: ["User.Read"])
+
+    /// A store and two engines over it, after the first saved `users` users (step = user).
+    static func twoEngines(afterSaving users: Int) throws -> (store: PartitionedMemoryStore, first: TokenCache, second: TokenCache) {
+        let store = try PartitionedMemoryStore(groups: [group])
         let first = try TokenCache(store: store)
         let second = try TokenCache(store: store)
-        for user in 0..<20 {
-            try first.save(Self.response(user: user, step: user), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
-        }
+        for user in 0..<users { try first.save(response(user: user, step: user), for: Self.request) }
+        return (store, first, second)
+    }
+
+    @Test func anotherEnginesSaveIsCaughtUpByPartition() throws {
+        let (store, first, second) = try Self.twoEngines(afterSaving: 20)
         #expect(try Self.accessToken(first, user: 3) == "at-3")
         // The first catch-up re-reads the partitions of the engine's own saves too (their revision
         // is not known to it); from then on, only what others changed.
-        try second.save(Self.response(user: 5, step: 50), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        try second.save(Self.response(user: 5, step: 50), for: Self.request)
         #expect(try Self.accessToken(first, user: 5) == "at-50")
         let fullReads = store.fullReads
         let partitionReads = store.partitionReads
 
-        try second.save(Self.response(user: 3, step: 100), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        try second.save(Self.response(user: 3, step: 100), for: Self.request)
         #expect(try Self.accessToken(first, user: 3) == "at-100")
         #expect(store.fullReads == fullReads)
         // The account's partition, the app metadata's and the account metadata's.
@@ -54,20 +60,16 @@ import Testing
     /// its plan meets a newer store than its index. It catches up by partition and plans again,
     /// instead of reading the whole store under the lock, and both saves are kept.
     @Test func aSaveAfterAnotherWritersCommitCatchesUpByPartition() throws {
-        let store = try PartitionedMemoryStore(groups: [Self.group])
-        let first = try TokenCache(store: store)
-        let second = try TokenCache(store: store)
-        let request = TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"])
-        for user in 0..<20 { try first.save(Self.response(user: user, step: user), for: request) }
-        try second.save(Self.response(user: 20, step: 20), for: request)
+        let (store, first, second) = try Self.twoEngines(afterSaving: 20)
+        try second.save(Self.response(user: 20, step: 20), for: Self.request)
         #expect(try Self.accessToken(first, user: 20) == "at-20")
         let fullReads = store.fullReads
         let once = Mutex(true)
         store.runBeforePlanning {
             guard once.withLock({ let first = $0; $0 = false; return first }) else { return }
-            try second.save(Self.response(user: 7, step: 70), for: request)
+            try second.save(Self.response(user: 7, step: 70), for: Self.request)
         }
-        try first.save(Self.response(user: 3, step: 30), for: request)
+        try first.save(Self.response(user: 3, step: 30), for: Self.request)
         store.runBeforePlanning(nil)
         #expect(store.fullReads == fullReads)
         #expect(try Self.accessToken(first, user: 3) == "at-30")
@@ -79,11 +81,7 @@ import Testing
     /// A store another writer commits to before every plan: after a few attempts the engine plans
     /// on a read of the whole store under the write lock, as before, so the save still lands.
     @Test func aStoreThatKeepsMovingIsPlannedOnAWholeRead() throws {
-        let store = try PartitionedMemoryStore(groups: [Self.group])
-        let first = try TokenCache(store: store)
-        let second = try TokenCache(store: store)
-        let request = TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"])
-        for user in 0..<10 { try first.save(Self.response(user: user, step: user), for: request) }
+        let (store, first, second) = try Self.twoEngines(afterSaving: 10)
         _ = try second.accounts()  // its first read of the store, before counting
         let fullReads = store.fullReads
         let commits = Mutex(0)
@@ -93,9 +91,9 @@ import Testing
             guard !inside.withLock({ let nested = $0; $0 = true; return nested }) else { return }
             defer { inside.withLock { $0 = false } }
             let step = commits.withLock { $0 += 1; return $0 }
-            try second.save(Self.response(user: 8, step: 100 + step), for: request)
+            try second.save(Self.response(user: 8, step: 100 + step), for: Self.request)
         }
-        try first.save(Self.response(user: 2, step: 20), for: request)
+        try first.save(Self.response(user: 2, step: 20), for: Self.request)
         store.runBeforePlanning(nil)
         // One commit of the other writer before each of the five attempts; the last one read all.
         #expect(commits.withLock { $0 } == 5)
@@ -107,20 +105,15 @@ import Testing
     /// Past a share of the index, catching up one partition at a time would cost more than one
     /// whole read: the engine reads the whole store instead, and answers the same.
     @Test func manyChangedPartitionsAreReadWhole() throws {
-        let store = try PartitionedMemoryStore(groups: [Self.group])
-        let first = try TokenCache(store: store)
-        let second = try TokenCache(store: store)
-        for user in 0..<60 {
-            try first.save(Self.response(user: user, step: user), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
-        }
+        let (store, first, second) = try Self.twoEngines(afterSaving: 60)
         _ = try second.accounts()
-        try second.save(Self.response(user: 1, step: 1_000), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        try second.save(Self.response(user: 1, step: 1_000), for: Self.request)
         #expect(try Self.accessToken(first, user: 1) == "at-1000")
         let fullReads = store.fullReads
         let partitionReads = store.partitionReads
 
         for user in 0..<60 {
-            try second.save(Self.response(user: user, step: 2_000 + user), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+            try second.save(Self.response(user: user, step: 2_000 + user), for: Self.request)
         }
         #expect(try Self.accessToken(first, user: 42) == "at-2042")
         #expect(store.fullReads == fullReads + 1)
@@ -129,12 +122,7 @@ import Testing
     }
 
     @Test func deletionsByAnotherWriterDisappear() throws {
-        let store = try PartitionedMemoryStore(groups: [Self.group])
-        let first = try TokenCache(store: store)
-        let second = try TokenCache(store: store)
-        for user in 0..<3 {
-            try first.save(Self.response(user: user, step: user), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
-        }
+        let (store, first, second) = try Self.twoEngines(afterSaving: 3)
         #expect(try first.accounts().count == 3)
         _ = try second.accounts()
         try second.removeAccount(homeAccountId: "uid1.tid1", clientId: "client-a")
@@ -154,7 +142,7 @@ import Testing
         let first = try TokenCache(store: store)
         let second = try TokenCache(store: store)
         #expect(try Self.accessToken(first, user: 0) == nil)
-        try second.save(Self.response(user: 0, step: 7), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        try second.save(Self.response(user: 0, step: 7), for: Self.request)
         let fullReads = store.fullReads
         #expect(try Self.accessToken(first, user: 0) == "at-7")
         #expect(store.fullReads == fullReads + 1)
@@ -164,7 +152,7 @@ import Testing
     @Test func tombstonesWrittenByAnotherWriterAreDeletedOnCatchUp() throws {
         let store = try PartitionedMemoryStore(groups: [Self.group])
         let first = try TokenCache(store: store)
-        try first.save(Self.response(user: 0, step: 1), for: TokenRequest(authority: Self.authority, clientId: "client-a", scopes: ["User.Read"]))
+        try first.save(Self.response(user: 0, step: 1), for: Self.request)
         #expect(try Self.accessToken(first, user: 0) == "at-1")
         let tombstone = Credential(
             credentialType: .refreshToken, secret: Credential.tombstoneSecret, clientId: "client-z",
