@@ -21,6 +21,19 @@ import Testing
         #expect(value.serializedString(sortingKeys: true) == #"{"a":{"b":null,"y":true},"m":[1,"x",false],"z":"1"}"#)
     }
 
+    /// Sorted by UTF-8 bytes, as unsigned: prefixes first, upper case before lower, non-ASCII
+    /// (lead bytes 0xC3, 0xF0) after ASCII; the same whether the members come in order or not.
+    @Test func sortedMembersFollowTheKeysBytes() {
+        let keys = ["b", "", "a", "ab", "aB", "A", "é", "e", "😀", "z", "a\u{0}", "_", "~", "ÿ", "client_id", "client_info", "client"]
+        let reference = keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for order in [keys, reference, reference.reversed()] {
+            let object = JSONObject(order.enumerated().map { ($1, JSONValue.string(String($0))) })
+            #expect(object.sortedMembers.map(\.key) == reference)
+        }
+        #expect(reference.prefix(4) == ["", "A", "_", "a"])
+        #expect(reference.suffix(3) == ["é", "ÿ", "😀"])
+    }
+
     @Test func repeatedKeyKeepsTheLastValueAtTheFirstPosition() throws {
         let value = try JSONValue.parse(#"{"a":"1","b":"2","a":"3"}"#)
         #expect(value.serializedString() == #"{"a":"3","b":"2"}"#)
