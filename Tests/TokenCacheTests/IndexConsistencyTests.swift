@@ -78,4 +78,73 @@ import Testing
             }
         }
     }
+
+    /// What an engine answers right after its own saves is, field for field (not only the secrets
+    /// the test above compares), what an engine that reads the saved items back answers: bearer and
+    /// PoP access tokens, family and app refresh tokens, ID tokens, and an account merged over a
+    /// stored record with a field only that record had.
+    @Test(arguments: ["memory", "sqlite"])
+    func savedEntriesMatchTheirPayloads(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanUp() }
+        let groups = try AccessGroups([IDs.group])
+        let store: any ItemStore =
+            backend == "memory"
+            ? MemoryStore(accessGroups: groups)
+            : try SQLiteStore(path: directory.path("cache.sqlite"), accessGroups: groups)
+        let clock = TestClock()
+        let cache = try TokenCache(store: store, configuration: .init(clock: { clock.now }))
+        // The preferred cache host, which saves write under: the record below is merged over.
+        let environment = "login.windows.net"
+        // An account record another library wrote, with a field this one does not know.
+        var stored = try #require(try Account(jsonObject: [
+            "home_account_id": .string(IDs.home), "environment": .string(environment), "realm": .string(IDs.homeTenant),
+            "authority_type": "MSSTS", "username": .string(IDs.username), "local_account_id": .string(IDs.uid),
+            "written_by": "another library",
+        ]))
+        stored.givenName = "Given"
+        try store.save(try stored.storeItem(accessGroup: IDs.group))
+
+        try cache.save(
+            TokenResponses.aad(scope: "User.Read Mail.Read", accessToken: "at-bearer", foci: "1"),
+            for: CacheFixture.request(clientId: IDs.appA, scopes: ["User.Read"]))
+        try cache.save(
+            TokenResponses.aad(scope: "User.Read", accessToken: "at-pop", tokenType: "pop"),
+            for: CacheFixture.request(clientId: IDs.appB, keyId: "key-1"))
+        try cache.save(
+            TokenResponses.aad(uid: IDs.uid2, username: nil, accessToken: "at-2", refreshToken: "rt-2"),
+            for: CacheFixture.request(clientId: IDs.appC, requestedClaims: #"{"access_token":{"xms_cc":{"values":["cp1"]}}}"#))
+
+        let fresh = try TokenCache(store: store, configuration: .init(clock: { clock.now }))
+        func answers(_ engine: TokenCache) throws -> [AnyHashable?] {
+            var all: [AnyHashable?] = []
+            for (home, client, tokenType, keyId, claims) in [
+                (IDs.home, IDs.appA, nil, nil, nil), (IDs.home, IDs.appB, "pop", "key-1", nil),
+                (IDs.home2, IDs.appC, nil, nil, #"{"access_token":{"xms_cc":{"values":["cp1"]}}}"#),
+            ] as [(String, String, String?, String?, String?)] {
+                all.append(try engine.accessToken(AccessTokenQuery(
+                    homeAccountId: home, environment: environment, realm: IDs.homeTenant, clientId: client,
+                    scopes: ["User.Read"], tokenType: tokenType, keyId: keyId, requestedClaims: claims)))
+                all.append(try engine.refreshToken(RefreshTokenQuery(subject: .homeAccountId(home), clientId: client)))
+                all.append(try engine.familyRefreshToken(homeAccountId: home, clientId: client))
+                all.append(try engine.idToken(homeAccountId: home, clientId: client, environment: environment))
+            }
+            for account in try engine.accounts() {
+                all.append(account)
+                for profile in account.tenantProfiles {
+                    all.append(profile.account)
+                    all.append(profile.idTokenClaims)
+                }
+            }
+            return all
+        }
+        let expected = try answers(fresh)
+        // Each app's access, refresh and ID token, and both users' accounts, were found.
+        for position in [0, 1, 3, 4, 5, 7, 8, 9, 11] { #expect(expected[position] != nil, "answer \(position)") }
+        #expect(expected.count == 12 + 2 * 3)
+        #expect(try answers(cache) == expected)
+        let merged = try #require(try fresh.accounts().first { $0.homeAccountId == IDs.home }?.tenantProfiles.first?.account)
+        #expect(merged.givenName == "Given")
+        #expect(merged.jsonObject["written_by"] == "another library")
+    }
 }
