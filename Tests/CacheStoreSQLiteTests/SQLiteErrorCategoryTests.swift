@@ -37,10 +37,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("cache.sqlite")
-        // Private whatever the umask (the runner's may be permissive, and two tests set one), and a
-        // file others may write is refused before it is read.
-        let noise = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        #expect(FileManager.default.createFile(atPath: path, contents: noise, attributes: [.posixPermissions: 0o600]))
+        #expect(writeNoiseFile(atPath: path))
         #expect {
             _ = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         } throws: { error in

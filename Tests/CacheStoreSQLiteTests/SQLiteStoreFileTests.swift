@@ -101,16 +101,14 @@ struct SQLiteStoreFileTests {
         let directory = try TemporaryDirectory()
         defer { directory.cleanUp() }
         let path = directory.path("cache.sqlite")
-        let garbage = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-        // Private whatever the umask (see SQLiteErrorCategoryTests.aFileOfAnotherKindIsDamaged).
-        #expect(FileManager.default.createFile(atPath: path, contents: garbage, attributes: [.posixPermissions: 0o600]))
+        #expect(writeNoiseFile(atPath: path))
         #expect {
             _ = try SQLiteStore(path: path, accessGroups: try AccessGroups(["g"]))
         } throws: { error in
             guard case SQLiteStoreError.sqlite(let sqlite) = error else { return false }
             return sqlite.code == SQLITE_NOTADB && String(describing: error).contains(path)
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == noiseBytes)
     }
 
     @Test func unwritableLocationGivesAClearError() throws {
