@@ -141,10 +141,10 @@ struct CacheIndex: Sendable {
         return results
     }
 
-    /// The home accounts with a record of this normalized username, each once, in record order;
-    /// computed as it is walked (no array is built).
+    /// The home accounts with a record of `username` (as given: compared normalized), each once, in
+    /// record order; computed as it is walked (no array is built).
     func homeAccountIds(withUsername username: String) -> some Sequence<String> {
-        let records = accountsByUsername[username] ?? []
+        let records = accountsByUsername[normalizing: username] ?? []
         return records.indices.lazy
             .filter { position in !records[..<position].contains { $0.homeAccountId == records[position].homeAccountId } }
             .map { records[$0].homeAccountId }

@@ -1,4 +1,5 @@
 @_spi(Bytes) import CacheStore
+@_spi(Text) import TokenCacheSchema
 
 /// A dictionary keyed by long strings (normalized home account ids, account attributes: 70 bytes
 /// and more), hashed through a ``KeyDigest`` and compared as bytes, as the access-token map's key
@@ -20,7 +21,21 @@ struct DigestedMap<Value>: Sequence {
             self.digest = digest
         }
 
-        static func == (lhs: Key, rhs: Key) -> Bool { lhs.digest == rhs.digest && sameBytes(lhs.string, rhs.string) }
+        /// `string` as a probe for its normalized form (``ItemKey/normalized(_:)-swift.type.method``),
+        /// when lower-casing is all normalization would do to it: digested as the normalized string,
+        /// and equal to a key holding it (see `==`); `nil` otherwise.
+        init?(normalizing string: String) {
+            var digest = KeyDigest()
+            guard digest.addLowercasingASCII(string) else { return nil }
+            self.string = string
+            self.digest = digest
+        }
+
+        // Equal digests with different bytes: a probe made by `init(normalizing:)` meeting its
+        // normalized form (the maps' keys are normalized), or a 64-bit collision.
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.digest == rhs.digest && (sameBytes(lhs.string, rhs.string) || sameBytesIgnoringASCIICase(lhs.string, rhs.string))
+        }
     }
 
     private var storage: [Key: Value] = [:]
@@ -30,6 +45,13 @@ struct DigestedMap<Value>: Sequence {
     subscript(key: String) -> Value? {
         get { storage[Key(key)] }
         set { storage[Key(key)] = newValue }
+    }
+
+    /// The value under `key` normalized, for a map whose keys are normalized: without making the
+    /// normalized string when lower-casing is all normalization would do (a username as typed).
+    subscript(normalizing key: String) -> Value? {
+        if let probe = Key(normalizing: key) { return storage[probe] }
+        return storage[Key(ItemKey.normalized(key))]
     }
 
     /// The value for `key`, changed in place (one hash of the key, no copy of the value).
@@ -75,3 +97,34 @@ struct DigestedMap<Value>: Sequence {
 
 extension DigestedMap: Sendable where Value: Sendable {}
 extension DigestedMap.Key: Sendable {}
+
+/// Whether two strings have the same UTF-8 bytes but for the case of ASCII letters. Only met after
+/// equal digests, so once per lookup that found its key through ``DigestedMap/Key/init(normalizing:)``:
+/// compared eight bytes at a time, lower-cased as ``ItemKey`` normalization lower-cases them.
+func sameBytesIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
+    let count = first.utf8.count
+    guard second.utf8.count == count else { return false }
+    func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+    let compared = first.utf8.withContiguousStorageIfAvailable { a in
+        second.utf8.withContiguousStorageIfAvailable { b -> Bool in
+            let a = UnsafeRawBufferPointer(a), b = UnsafeRawBufferPointer(b)
+            var index = 0
+            while index + 8 <= count {
+                let x = a.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let y = b.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if x != y {
+                    // Bytes from 0x80 up: compared one by one below.
+                    guard (x | y) & 0x8080_8080_8080_8080 == 0 else { break }
+                    guard x | x.asciiUpperCaseBits &>> 2 == y | y.asciiUpperCaseBits &>> 2 else { return false }
+                }
+                index += 8
+            }
+            while index < count {
+                guard lower(a[index]) == lower(b[index]) else { return false }
+                index += 1
+            }
+            return true
+        }
+    }
+    return (compared ?? nil) ?? zip(first.utf8, second.utf8).allSatisfy { lower($0) == lower($1) }
+}

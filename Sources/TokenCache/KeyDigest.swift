@@ -86,22 +86,45 @@ struct KeyDigest: Sendable, Hashable {
         fold(bytes, into: state, testing: false).state
     }
 
+    /// Folds in `string` as ``ItemKey/normalized(_:)-swift.type.method`` would make it, without
+    /// making that string, when lower-casing is all normalization would do to it (ASCII, no white
+    /// space at either end); otherwise folds nothing and returns `false`.
+    mutating func addLowercasingASCII(_ string: String) -> Bool {
+        let folded = string.utf8.withContiguousStorageIfAvailable { bytes -> UInt64? in
+            let raw = UnsafeRawBufferPointer(bytes)
+            if let first = raw.first, let last = raw.last, first.isASCIIWhitespace || last.isASCIIWhitespace { return nil }
+            let (state, flagged) = Self.fold(raw, into: value, testing: false, lowercasing: true)
+            return flagged & 0x8080_8080_8080_8080 == 0 ? state : nil
+        }
+        guard let folded = folded ?? nil else { return false }
+        value = folded
+        return true
+    }
+
     /// The fold of `bytes` into `state`, and with `testing` a word whose bytes' high bits are set
-    /// for bytes outside ASCII or upper case (none when every byte is lower-case ASCII). Inlined,
-    /// so the fold alone carries no test.
+    /// for bytes outside ASCII or upper case (none when every byte is lower-case ASCII). With
+    /// `lowercasing`, the fold of the bytes with ASCII upper-case letters lower-cased, and a word
+    /// whose high bits are set for bytes outside ASCII (for which the fold means nothing). Inlined,
+    /// so the fold alone carries neither.
     @inline(__always)
-    private static func fold(_ bytes: UnsafeRawBufferPointer, into state: UInt64, testing: Bool) -> (state: UInt64, flagged: UInt64) {
+    private static func fold(
+        _ bytes: UnsafeRawBufferPointer, into state: UInt64, testing: Bool, lowercasing: Bool = false
+    ) -> (state: UInt64, flagged: UInt64) {
         var state = mix(state ^ UInt64(truncatingIfNeeded: bytes.count), multiplier)
         var flagged: UInt64 = 0
-        func test(_ word: UInt64) {
+        func test(_ word: UInt64) -> UInt64 {
             // Sums of bytes from 0x80 up may carry into the next byte's case test; such words are
             // flagged by their own high bits anyway.
             if testing { flagged |= word | word.asciiUpperCaseBits }
+            if lowercasing {
+                flagged |= word
+                return word | word.asciiUpperCaseBits &>> 2
+            }
+            return word
         }
         var index = 0
         while index + 8 <= bytes.count {
-            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            test(word)
+            let word = test(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
             state = mix(state ^ word, multiplier)
             index += 8
         }
@@ -115,7 +138,7 @@ struct KeyDigest: Sendable, Hashable {
         } else {
             for byte in bytes.reversed() { tail = tail << 8 | UInt64(byte) }
         }
-        test(tail)
+        tail = test(tail)
         return (mix(state ^ tail, finisher), flagged)
     }
 }

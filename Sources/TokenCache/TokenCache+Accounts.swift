@@ -81,12 +81,12 @@ extension TokenCache {
     }
 
     func account(username: String, clientId: String?, environment: String?, in index: CacheIndex) throws -> CachedAccount? {
-        let user = ItemKey.normalized(username)
-        for homeAccountId in index.homeAccountIds(withUsername: user) {
+        for homeAccountId in index.homeAccountIds(withUsername: username) {
             if let account = cachedAccount(homeAccountId: homeAccountId, clientId: clientId, environment: environment, index: index) {
                 return account
             }
         }
+        let user = ItemKey.normalized(username)
         return legacyAccounts(clientId: clientId, environment: environment, excluding: [], index: index, users: [user])
             .first { ItemKey.normalized($0.username ?? "") == user }
     }

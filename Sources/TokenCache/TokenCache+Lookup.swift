@@ -99,7 +99,7 @@ extension TokenCache {
         case .homeAccountId(let id):
             if let token = search(ItemKey.normalized(id)) { return StoredCredential(token) }
         case .username(let username):
-            for homeAccountId in index.homeAccountIds(withUsername: ItemKey.normalized(username)) {
+            for homeAccountId in index.homeAccountIds(withUsername: username) {
                 if let token = search(homeAccountId) { return StoredCredential(token) }
             }
         }

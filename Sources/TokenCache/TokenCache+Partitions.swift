@@ -149,7 +149,7 @@ extension TokenCache {
             } else {
                 // No index to ask: find the accounts by reading everything once.
                 let index = try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts)
-                for home in index.homeAccountIds(withUsername: ItemKey.normalized(username)) {
+                for home in index.homeAccountIds(withUsername: username) {
                     partitions += index.accounts(homeAccountId: home).map { $0.identity.partition }
                 }
                 // A store that keeps lookup keys but has no index yet gets one, so the next
@@ -176,7 +176,7 @@ extension TokenCache {
             return legacy ? legacyPartitions(ofHome: ItemKey.normalized(id)) : []
         case .username(let username):
             var partitions: [PartitionID] = []
-            for home in index.homeAccountIds(withUsername: ItemKey.normalized(username)) {
+            for home in index.homeAccountIds(withUsername: username) {
                 partitions += (try? directPartitions(.homeAccount(home, environment: nil, legacy: true))) ?? []
                 partitions += legacyPartitions(ofHome: home)
             }

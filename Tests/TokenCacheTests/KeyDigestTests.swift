@@ -1,6 +1,6 @@
 import Foundation
 @_spi(Bytes) import CacheStore
-import TokenCacheSchema
+@_spi(Text) import TokenCacheSchema
 import TestSupport
 import Testing
 
@@ -72,6 +72,82 @@ import Testing
             reference.add(ItemKey.normalized(string))
             #expect(digest == reference)
         }
+    }
+
+    /// A username as typed is digested as its normalized form without making that string, when
+    /// lower-casing is all normalization would do; otherwise nothing is folded and the caller
+    /// normalizes first. The same strings as above, and bytes from 0x80 up beside capitals.
+    @Test func lowercasingWhileDigestingAgreesWithNormalizingFirst() {
+        var generator = SplitMix64(seed: 2718)
+        let pieces = ["a", "Z", "A", "z", "0", "@", ".", "-", "_", "[", "`", "{", " ", "\t", "é", "\u{212A}", "\0", "\u{7F}"]
+        var strings = ["", "A", "User@Contoso.COM", " User@contoso.com", "user@contoso.com ", "É" + String(repeating: "A", count: 7), "AAAAAAAÉ"]
+        for _ in 0..<4_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            strings.append(String((0..<length).map { _ in Character(pieces.randomElement(using: &generator)!) }))
+        }
+        var folded = 0
+        for string in strings {
+            let bytes = Array(string.utf8)
+            let eligible = bytes.allSatisfy { $0 < 0x80 } && !(bytes.first?.isASCIIWhitespace ?? false) && !(bytes.last?.isASCIIWhitespace ?? false)
+            var digest = KeyDigest()
+            let before = digest
+            let done = digest.addLowercasingASCII(string)
+            #expect(done == eligible, "\(Array(string.unicodeScalars))")
+            if done {
+                folded += 1
+                var reference = KeyDigest()
+                reference.add(ItemKey.normalized(string))
+                #expect(digest == reference, "\(Array(string.unicodeScalars))")
+            } else {
+                #expect(digest == before)
+            }
+        }
+        #expect(folded > 500)
+    }
+
+    /// The username map is searched with the name as typed: any case of a stored name finds it
+    /// (through the folding probe, or by normalizing first when the name has white space at an end
+    /// or non-ASCII), and no other name does.
+    @Test func aNormalizingLookupFindsTheNormalizedKeyInAnyCase() {
+        var map = DigestedMap<Int>()
+        let names = ["user@contoso.com", "idlab@msidlab4.onmicrosoft.com", "a", "", "ünïcode@contoso.com", "user@contoso.co"]
+        for (position, name) in names.enumerated() { map[ItemKey.normalized(name)] = position }
+        for (position, name) in names.enumerated() {
+            for typed in [name, name.uppercased(), " " + name.capitalized + "\t", String(name.enumerated().map { $0.offset % 2 == 0 ? Character($0.element.uppercased()) : $0.element })] {
+                #expect(map[normalizing: typed] == position, "\(typed)")
+            }
+        }
+        for other in ["user@contoso.comm", "USER@CONTOSO.CO.", "b", "user@contoso.com\0", "ÜNÏCODE@contoso.co"] {
+            #expect(map[normalizing: other] == nil, "\(other)")
+        }
+    }
+
+    /// The equality the folding probe meets its key with: bytes equal but for the case of ASCII
+    /// letters, against a byte-by-byte reference, at every length around the word it compares.
+    @Test func equalIgnoringASCIICaseAgreesWithAByteByByteReference() {
+        var generator = SplitMix64(seed: 314)
+        let pieces = ["a", "A", "z", "Z", "@", "[", "`", "{", "0", "é", "É", "\u{7F}", "ÿ"]
+        func reference(_ a: String, _ b: String) -> Bool {
+            func lower(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte + 0x20 : byte }
+            return a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lower($0) == lower($1) }
+        }
+        var equal = 0
+        for _ in 0..<4_000 {
+            let length = Int.random(in: 0...24, using: &generator)
+            let a = (0..<length).map { _ in pieces.randomElement(using: &generator)! }
+            // The same pieces, each maybe in the other case, or now and then another piece.
+            let b = a.map { piece -> String in
+                switch Int.random(in: 0..<8, using: &generator) {
+                case 0: pieces.randomElement(using: &generator)!
+                case 1...3: piece.uppercased() == piece ? piece.lowercased() : piece.uppercased()
+                default: piece
+                }
+            }
+            let (first, second) = (a.joined(), b.joined())
+            #expect(sameBytesIgnoringASCIICase(first, second) == reference(first, second), "\(first) \(second)")
+            if reference(first, second) { equal += 1 }
+        }
+        #expect(equal > 500)
     }
 
     @Test func sameBytesIsByteEqualityNotCanonicalEquivalence() {
