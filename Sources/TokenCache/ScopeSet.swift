@@ -29,6 +29,11 @@ struct ScopeSet: Sendable, Hashable {
     }
 
     init(_ target: String) {
+        // Refresh and ID tokens have no target: no buffer to reserve (a sixth of indexing one).
+        if target.utf8.isEmpty {
+            packed = []
+            return
+        }
         var packed: [UInt8] = []
         var ascii = true
         target.utf8.withContiguousStorageIfAvailable { bytes in
