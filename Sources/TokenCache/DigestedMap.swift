@@ -3,7 +3,7 @@
 
 /// A dictionary keyed by long strings (normalized home account ids, account attributes: 70 bytes
 /// and more), hashed through a ``KeyDigest`` and compared as bytes, as the access-token map's key
-/// is.
+/// is; a lookup by ``subscript(normalizing:)`` compares ignoring ASCII case instead.
 ///
 /// Opening a cache files every decoded item under such keys, and `String`'s own hashing (SipHash,
 /// about seven instructions a byte, again for every key each time a table grows) was two fifths

@@ -116,7 +116,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     /// Whether `first` comes before `second` by their UTF-8 bytes: one `memcmp` on native strings
-    /// (comparing the generic UTF-8 views byte by byte was a fifth of writing a payload).
+    /// (comparing the generic UTF-8 views byte by byte was a tenth of writing a payload).
     static func keyPrecedes(_ first: String, _ second: String) -> Bool {
         let compared = first.utf8.withContiguousStorageIfAvailable { a in
             second.utf8.withContiguousStorageIfAvailable { b -> Bool in
