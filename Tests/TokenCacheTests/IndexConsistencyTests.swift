@@ -139,9 +139,9 @@ import Testing
             return all
         }
         let expected = try answers(fresh)
-        // Each app's access, refresh and ID token, and both users' accounts, were found.
-        for position in [0, 1, 3, 4, 5, 7, 8, 9, 11] { #expect(expected[position] != nil, "answer \(position)") }
-        #expect(expected.count == 12 + 2 * 3)
+        // Each app's access, refresh and ID token, app A's family token, and both users' accounts.
+        try #require(expected.count == 12 + 2 * 3)
+        for position in [0, 1, 2, 3, 4, 5, 7, 8, 9, 11] { #expect(expected[position] != nil, "answer \(position)") }
         #expect(try answers(cache) == expected)
         let merged = try #require(try fresh.accounts().first { $0.homeAccountId == IDs.home }?.tenantProfiles.first?.account)
         #expect(merged.givenName == "Given")
