@@ -104,7 +104,6 @@ extension DigestedMap.Key: Sendable {}
 func sameBytesIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
     let count = first.utf8.count
     guard second.utf8.count == count else { return false }
-    func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
     let compared = first.utf8.withContiguousStorageIfAvailable { a in
         second.utf8.withContiguousStorageIfAvailable { b -> Bool in
             let a = UnsafeRawBufferPointer(a), b = UnsafeRawBufferPointer(b)
@@ -115,16 +114,16 @@ func sameBytesIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
                 if x != y {
                     // Bytes from 0x80 up: compared one by one below.
                     guard (x | y) & 0x8080_8080_8080_8080 == 0 else { break }
-                    guard x | x.asciiUpperCaseBits &>> 2 == y | y.asciiUpperCaseBits &>> 2 else { return false }
+                    guard x.asciiLowercased == y.asciiLowercased else { return false }
                 }
                 index += 8
             }
             while index < count {
-                guard lower(a[index]) == lower(b[index]) else { return false }
+                guard a[index].asciiLowercased == b[index].asciiLowercased else { return false }
                 index += 1
             }
             return true
         }
     }
-    return (compared ?? nil) ?? zip(first.utf8, second.utf8).allSatisfy { lower($0) == lower($1) }
+    return (compared ?? nil) ?? zip(first.utf8, second.utf8).allSatisfy { $0.asciiLowercased == $1.asciiLowercased }
 }

@@ -118,7 +118,7 @@ struct KeyDigest: Sendable, Hashable {
             if testing { flagged |= word | word.asciiUpperCaseBits }
             if lowercasing {
                 flagged |= word
-                return word | word.asciiUpperCaseBits &>> 2
+                return word.asciiLowercased
             }
             return word
         }

@@ -50,7 +50,7 @@ struct ScopeSet: Sendable, Hashable {
                 }
                 if !word.isEmpty && !packed.withUnsafeBufferPointer({ Self.find(word, in: $0) }) {
                     Self.appendLength(word.count, to: &packed)
-                    for byte in word { packed.append(Self.lowercased(byte)) }
+                    for byte in word { packed.append(byte.asciiLowercased) }
                 }
                 return false
             }
@@ -131,10 +131,6 @@ struct ScopeSet: Sendable, Hashable {
         packed.append(UInt8(rest))
     }
 
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-    }
-
     /// `word` without the whitespace at its ends.
     private static func trimmed(_ word: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var low = 0
@@ -190,7 +186,7 @@ struct ScopeSet: Sendable, Hashable {
             let (length, start) = scope(at: index, in: packed)
             if length == part.count {
                 var offset = 0
-                while offset < length && lowercased(part[offset]) == packed[start + offset] { offset += 1 }
+                while offset < length && part[offset].asciiLowercased == packed[start + offset] { offset += 1 }
                 if offset == length { return true }
             }
             index = start + length

@@ -10,6 +10,11 @@ extension UInt8 {
     @_spi(Text) @inlinable public var isASCIIWhitespace: Bool {
         self == 0x20 || (self >= 0x09 && self <= 0x0D)
     }
+
+    /// The byte with an ASCII upper-case letter (`A`–`Z`) lowered; any other byte as it is.
+    @_spi(Text) @inlinable public var asciiLowercased: UInt8 {
+        self >= 0x41 && self <= 0x5A ? self | 0x20 : self
+    }
 }
 
 extension UInt64 {
@@ -23,6 +28,13 @@ extension UInt64 {
     @_spi(Text) @inlinable public var asciiUpperCaseBits: UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         return (self &+ ones &* 0x3F) & ~(self &+ ones &* 0x25) & (ones &* 0x80)
+    }
+
+    /// Eight ASCII bytes read as one word, each upper-case letter lowered: the high bit
+    /// ``asciiUpperCaseBits`` sets, moved down to 0x20, is the bit that lowers it. The same caveat
+    /// for bytes from 0x80 up.
+    @_spi(Text) @inlinable public var asciiLowercased: UInt64 {
+        self | asciiUpperCaseBits &>> 2
     }
 }
 

@@ -186,7 +186,7 @@ enum IndexingScanner {
         var kind = typeHint
         if let range = slots[Slot.credentialType] {
             let name = UnsafeRawBufferPointer(rebasing: bytes[range])
-            guard let match = typeNames.first(where: { $0.1.count == name.count && zip($0.1, name).allSatisfy { $0 == lowercased($1) } })
+            guard let match = typeNames.first(where: { $0.1.count == name.count && zip($0.1, name).allSatisfy { $0 == $1.asciiLowercased } })
             else { return nil }
             kind = match.0
         }
@@ -204,9 +204,5 @@ enum IndexingScanner {
             refreshOn: refreshOn, tokenType: text(Slot.tokenType),
             keyId: text(Slot.kid) ?? text(Slot.keyIdSnake) ?? text(Slot.keyIdGo), requestedClaims: text(Slot.requestedClaims),
             applicationIdentifier: text(Slot.applicationIdentifier))
-    }
-
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 }

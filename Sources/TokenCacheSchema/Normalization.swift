@@ -63,12 +63,12 @@ private func lowercasedTrimmedASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Stri
         var offset = 0
         while offset + 8 <= count {
             let word = source.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            target.storeBytes(of: word | word.asciiUpperCaseBits &>> 2, toByteOffset: offset, as: UInt64.self)
+            target.storeBytes(of: word.asciiLowercased, toByteOffset: offset, as: UInt64.self)
             offset += 8
         }
         while offset < count {
             let byte = source.load(fromByteOffset: offset, as: UInt8.self)
-            buffer[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            buffer[offset] = byte.asciiLowercased
             offset += 1
         }
         return count
