@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <string.h>
 #ifdef __linux__
 #include <sys/syscall.h>
 #endif
@@ -60,6 +61,46 @@ static inline int tc_sqlite_descriptor(sqlite3 *db, int journal) {
     if (sqlite3_file_control(db, "main", op, &file) != SQLITE_OK || file == 0 || file->pMethods == 0) return -1;
     struct tc_unix_file_prefix { const sqlite3_io_methods *methods; sqlite3_vfs *vfs; void *inode; int fd; };
     return ((const struct tc_unix_file_prefix *)file)->fd;
+}
+
+
+// tokencache_plain(account): 1 when the value is text that is "plain" as CacheStore's LeftOutItems
+// defines it (ASCII without NUL or capital letters, no white space at either end), else 0. One
+// pass over the bytes: the same test in SQL (lower, length, trim) costs SQLite several times as much.
+static inline int tc_is_space(unsigned char c) { return c == 0x20 || (c >= 0x09 && c <= 0x0D); }
+
+static inline void tc_plain(sqlite3_context *context, int argc, sqlite3_value **argv) {
+    (void)argc;
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) { sqlite3_result_int(context, 0); return; }
+    const unsigned char *text = sqlite3_value_text(argv[0]);
+    int count = sqlite3_value_bytes(argv[0]);
+    if (text == 0 || count == 0) { sqlite3_result_int(context, count == 0); return; }
+    if (tc_is_space(text[0]) || tc_is_space(text[count - 1])) { sqlite3_result_int(context, 0); return; }
+    // Eight bytes at a time (accounts are about a hundred bytes): a byte of 0x80 or more, a NUL,
+    // or one from 'A' (0x41) to 'Z' (0x5A). With the high bits clear, adding 0x3F sets a byte's high
+    // bit from 0x41 up and adding 0x25 from 0x5B up, with no carry into the next byte.
+    const unsigned long long high = 0x8080808080808080ULL, ones = 0x0101010101010101ULL;
+    int i = 0;
+    for (; i + 8 <= count; i += 8) {
+        unsigned long long word;
+        memcpy(&word, text + i, 8);
+        if ((word & high) != 0 || ((word - ones) & ~word & high) != 0
+            || ((word + 0x3F * ones) & ~(word + 0x25 * ones) & high) != 0) {
+            sqlite3_result_int(context, 0);
+            return;
+        }
+    }
+    for (; i < count; i++) {
+        unsigned char c = text[i];
+        if (c == 0 || c >= 0x80 || (c >= 'A' && c <= 'Z')) { sqlite3_result_int(context, 0); return; }
+    }
+    sqlite3_result_int(context, 1);
+}
+
+// Registers the functions above on a connection.
+static inline int tc_register_functions(sqlite3 *db) {
+    return sqlite3_create_function_v2(db, "tokencache_plain", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                      0, tc_plain, 0, 0, 0);
 }
 
 #endif

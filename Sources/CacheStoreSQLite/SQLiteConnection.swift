@@ -22,6 +22,11 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         self.handle = db
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        let registered = tc_register_functions(db)
+        guard registered == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            throw .sqlite(SQLiteError(code: registered & 0xFF, extendedCode: registered, message: message, operation: "open", path: path))
+        }
     }
 
     deinit {

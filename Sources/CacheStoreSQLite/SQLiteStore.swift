@@ -29,6 +29,9 @@ public final class SQLiteStore: ItemStore {
         var lastStamp: (header: WALIndexWatcher.Snapshot, stamp: ChangeStamp)?
         /// Damaged rows the most recent read of the whole store skipped.
         var damagedInLastFullRead = 0
+        /// Damaged rows the most recent whole read that left items out skipped (see
+        /// `SQLiteStore+SplitReading.swift`): a read of every left-out item adds its own to it.
+        var damagedInLastSplitRead = 0
     }
 
     let state: StateLock<State>
