@@ -58,20 +58,25 @@ extension CacheIndex {
         let fresh = Set(items.map { IdentityKey($0.identity) })
         let stale = (partitionMembers!.members[partition] ?? []).filter { !fresh.contains($0) }
         // Places first, then the change: what the account answers depended on is read before it.
-        var lastKept = -1
-        var appending = false
+        // Access tokens a whole read leaves in the store keep their places apart from the other
+        // items: read later, by home, they are numbered after the items read with the store, so
+        // their order among the partition's other items says nothing (see UnreadAccessTokens).
+        var lastKept = (-1, -1)
+        var appending = (false, false)
         var placed: [(item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry)] = []
         placed.reserveCapacity(items.count)
-        for item in items where item.partition == partition {
+        // Access tokens of a home not read yet are left for its read.
+        for item in items where item.partition == partition && !(unread?.excludes(item) ?? false) {
             let key = IdentityKey(item.identity)
             let sequence: Int
-            if !appending, let old = entries[key], old.sequence > lastKept,
+            let leftOut = UnreadAccessTokens.leftOut.contains(type: item.type, account: item.account)
+            if !(leftOut ? appending.1 : appending.0), let old = entries[key], old.sequence > (leftOut ? lastKept.1 : lastKept.0),
                 old.created == nil || old.created == item.created
             {
                 sequence = old.sequence
-                lastKept = old.sequence
+                if leftOut { lastKept.1 = old.sequence } else { lastKept.0 = old.sequence }
             } else {
-                appending = true
+                if leftOut { appending.1 = true } else { appending.0 = true }
                 sequence = nextSequence
                 nextSequence += 1
             }

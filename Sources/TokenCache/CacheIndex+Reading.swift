@@ -9,14 +9,17 @@ extension CacheIndex {
     /// archives); one serial builder files the decoded chunks in the index in the store's order.
     ///
     /// Access tokens stored under an account attribute of one of `hosts` (the known clouds' hosts)
-    /// are read but not decoded (see ``DeferredAccessTokens``).
-    static func read(from store: any ItemStore, deferringUnder hosts: [String]) throws -> CacheIndex {
+    /// are read but not decoded (see ``DeferredAccessTokens``). With `leavingOutAccessTokens`, a
+    /// store that can leaves most of them unread instead (see ``UnreadAccessTokens``): only an index
+    /// the engine keeps may be read so, since only the engine reads the rest when a call needs it.
+    static func read(from store: any ItemStore, deferringUnder hosts: [String], leavingOutAccessTokens: Bool = false) throws -> CacheIndex {
         let chunkSize = 256
         let decoding = DispatchGroup()
         let builder = Builder()
         var chunks = 0
         var count = 0
-        try store.readAllItems(chunkSize: chunkSize) { chunk in
+        let split = leavingOutAccessTokens ? store as? any SplitReadingStore : nil
+        let receive = { (chunk: [StoreItem]) in
             // Numbered as received: a store may hand over chunks shorter than asked for.
             let number = chunks
             let base = count
@@ -67,8 +70,15 @@ extension CacheIndex {
                 builder.deliver(number, keys: keys, stored: stored, deferred: runs)
             }
         }
+        if let split {
+            try split.readAllItems(chunkSize: chunkSize, leavingOut: UnreadAccessTokens.leftOut, into: receive)
+        } else {
+            try store.readAllItems(chunkSize: chunkSize, into: receive)
+        }
         decoding.wait()
-        return builder.finish(count: count)
+        var index = builder.finish(count: count)
+        if split != nil { index.unread = UnreadAccessTokens() }
+        return index
     }
 
     /// Access tokens of one account attribute, next to each other in the store's order.

@@ -110,6 +110,9 @@ struct CacheIndex: Sendable {
     let deferredUse = DeferredUse()
     /// How many items ``deferred`` holds.
     var deferredCount = 0
+    /// The access tokens left in the store when the index was read, `nil` when it holds them all
+    /// (see ``UnreadAccessTokens``).
+    var unread: UnreadAccessTokens?
 
     /// How many items the index holds.
     var itemCount: Int { entries.count + deferredCount }
@@ -211,6 +214,8 @@ struct CacheIndex: Sendable {
     /// Adds `item` with its entry when already decoded (in store order, so the entry's sequence is
     /// the position it was decoded for).
     private mutating func insert(_ item: StoreItem, decoded: Entry?) {
+        // An access token of a home not read yet comes with its home's read.
+        if let unread, unread.excludes(item) { return }
         let identity = item.identity
         absorbDeferred(account: identity.account)
         let key = IdentityKey(identity)

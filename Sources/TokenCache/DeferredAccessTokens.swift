@@ -139,6 +139,7 @@ extension CacheIndex {
     /// The access tokens filed under `key`, including the deferred ones stored under the account's
     /// attribute for one of `environments` (every environment when `nil`), in store order.
     func accessTokens(_ key: AccessTokenKey, environments: [String]?) -> [IndexedCredential] {
+        if accessTokensMissing(home: key.homeAccountId) { return [] }
         let decoded = accessTokens[key] ?? []
         // A home account's access tokens are either all deferred or none (see absorbDeferred(into:)).
         if !decoded.isEmpty || deferred.isEmpty { return decoded }
@@ -149,6 +150,7 @@ extension CacheIndex {
 
     /// The access tokens of one home account and client in any realm, as ``accessTokens(_:environments:)``.
     func accessTokens(homeAccountId: String, clientId: String, environments: [String]?) -> [IndexedCredential] {
+        if accessTokensMissing(home: homeAccountId) { return [] }
         let decoded = accessTokens.lazy.filter { $0.key.homeAccountId == homeAccountId && $0.key.clientId == clientId }
             .flatMap(\.value)
         // Sorted: the realms' lists come in the dictionary's order. Decoded tokens mean no deferred ones.
@@ -161,13 +163,15 @@ extension CacheIndex {
     /// Every credential of one home account, whatever its kind, in store order; of the deferred
     /// access tokens only those of `environments` (every environment when `nil`).
     func credentials(homeAccountId: String, environments: [String]? = nil) -> [IndexedCredential] {
-        merging(credentialsByHomeAccount[homeAccountId] ?? [], deferredBoxes(homeAccountId: homeAccountId, environments: environments)) {
+        if accessTokensMissing(home: homeAccountId) { return [] }
+        return merging(credentialsByHomeAccount[homeAccountId] ?? [], deferredBoxes(homeAccountId: homeAccountId, environments: environments)) {
             $0.homeAccountId == homeAccountId
         }
     }
 
     /// Every credential by home account, the deferred ones decoded (every one of them: not a hot path).
     var allCredentialsByHomeAccount: DigestedMap<[IndexedCredential]> {
+        if someAccessTokensMissing() { return DigestedMap() }
         guard !deferred.isEmpty else { return credentialsByHomeAccount }
         var all = credentialsByHomeAccount
         for box in deferred.values.joined() {
@@ -179,6 +183,7 @@ extension CacheIndex {
 
     /// Every unified item whose payload could not be read, the deferred ones decoded.
     var allUnreadable: [ItemIdentity: SchemaError] {
+        if someAccessTokensMissing() { return [:] }
         var all = unreadable
         for box in deferred.values.joined() {
             for slot in box.entries.slots {

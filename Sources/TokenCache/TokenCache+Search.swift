@@ -105,6 +105,9 @@ extension TokenCache {
                     environments: environments)
             }
             if case .some(.some(let home)) = homeAccountId { return index.credentials(homeAccountId: home, environments: environments) }
+            // `null` matches an absent or null member: the entries without a home account (app
+            // tokens), filed under the empty one.
+            if case .some(.none) = homeAccountId { return index.credentials(homeAccountId: "", environments: environments) }
             byHome = index.allCredentialsByHomeAccount
         case .refreshToken: byHome = index.refreshTokens
         case .idToken: byHome = index.idTokens

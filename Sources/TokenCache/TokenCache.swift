@@ -100,12 +100,27 @@ public final class TokenCache: Sendable {
         var tombstones: [ItemIdentity] = []
         // A failure only means they are met again.
         defer { if !tombstones.isEmpty { _ = try? commit(tombstones.map { .delete($0.query) }) } }
-        for attempt in 0..<2 {
+        var caughtUp = false
+        var reads = 0
+        while true {
             let stamp = try store.changeStamp()
             var result: R?
+            var missed: AccessTokenMisses.Missed?
             try state.withLock { state in
                 guard state.stamp == stamp else { return }
-                result = try body(state.index)
+                let answer: R
+                do {
+                    answer = try body(state.index)
+                } catch {
+                    _ = state.index.unread?.misses.take()
+                    throw error
+                }
+                // The answer lacks access tokens the index has not read: read them, ask again.
+                if let noted = state.index.unread?.misses.take() {
+                    missed = noted
+                    return
+                }
+                result = answer
                 // Access tokens the call read undecoded are moved into the index, decoded, for the
                 // calls after it; tombstones among them are deleted, as when a whole read meets them.
                 if state.index.deferredUse.isPending {
@@ -113,10 +128,17 @@ public final class TokenCache: Sendable {
                 }
             }
             if let result { return result }
+            if let missed, reads < 4 {
+                try readAccessTokens(missed, round: reads)
+                reads += 1
+                continue
+            }
+            if caughtUp { break }
             // Brought up to date, then answered as above (unless another writer was quicker again).
-            if attempt == 0 { _ = try currentIndex() }
+            caughtUp = true
+            _ = try currentIndex()
         }
-        return try body(try currentIndex())
+        return try answerOnCopy(body)
     }
 
     /// The index for the store's current content, re-read only when another writer committed.
@@ -134,7 +156,7 @@ public final class TokenCache: Sendable {
             // the stamp again, and the next call re-reads. The revision to catch up from later is
             // taken before the read too.
             let revision = try store.partitionChanges(since: nil)?.revision
-            index = try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts)
+            index = try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts, leavingOutAccessTokens: true)
             state.withLock { state in
                 state.stamp = stamp
                 state.index = index
@@ -189,7 +211,9 @@ public final class TokenCache: Sendable {
         // plan runs again. Only a store that keeps moving gets planned on a read of all of it, under
         // the lock, on the last attempt.
         let attempts = 5
-        for attempt in 1...attempts {
+        var attempt = 1
+        var reads = 0
+        while true {
             var output: Result?
             var batch: [StoreOperation] = []
             _ = try currentIndex()
@@ -207,6 +231,8 @@ public final class TokenCache: Sendable {
                     }
                     if let cached {
                         index = cached
+                        // This plan's own notes: it runs outside the engine's lock.
+                        if index.unread != nil { index.unread!.misses = AccessTokenMisses() }
                     } else if attempt < attempts {
                         throw StalePlan()
                     } else {
@@ -221,18 +247,26 @@ public final class TokenCache: Sendable {
                         }
                     }
                     let planned = try plan(index)
+                    if let missed = index.unread?.misses.take() { throw MissingAccessTokens(missed: missed) }
                     output = planned.result
                     batch = tombstones + planned.operations
                     if keys && needsLookupKeys(batch) { batch = index.withLookupKeys(batch) }
                     return batch
                 }
             } catch is StalePlan {
+                attempt += 1
+                continue
+            } catch let missing as MissingAccessTokens {
+                try readAccessTokens(missing.missed, round: reads)
+                reads += 1
+                // The third read takes every access token; a store moving under every one of them
+                // gets planned on a whole read in the end, as above.
+                if reads > 3 { attempt += 1 }
                 continue
             }
             record(result, of: batch)
             return (result, output!)
         }
-        preconditionFailure("the last attempt plans on the whole store")
     }
 
     /// Thrown out of a plan whose stamp the index has not caught up with: the store writes nothing.
@@ -260,7 +294,7 @@ public final class TokenCache: Sendable {
     /// serving. A linked library can log the count; `tokencache doctor` lists them and
     /// `tokencache repair` removes them.
     public func damagedItemCount() throws -> Int {
-        _ = try currentIndex()
+        _ = try completeIndex()
         return store.damagedItemCount()
     }
 
@@ -268,6 +302,6 @@ public final class TokenCache: Sendable {
     ///
     /// They are skipped by every lookup, as MSAL skips them; `tokencache doctor` reports them.
     public func unreadableItems() throws -> [SchemaError] {
-        try currentIndex().allUnreadable.values.sorted { $0.description < $1.description }
+        try completeIndex().allUnreadable.values.sorted { $0.description < $1.description }
     }
 }
