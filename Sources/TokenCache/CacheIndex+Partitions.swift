@@ -56,7 +56,7 @@ extension CacheIndex {
         absorbDeferred(account: partition.account)
         ensurePartitionMembers()
         let fresh = Set(items.map { IdentityKey($0.identity) })
-        let stale = (partitionMembers!.members[partition] ?? []).filter { !fresh.contains($0) }
+        var stale = (partitionMembers!.members[partition] ?? []).filter { !fresh.contains($0) }
         // Places first, then the change: what the account answers depended on is read before it.
         // Access tokens a whole read leaves in the store keep their places apart from the other
         // items: read later, by home, they are numbered after the items read with the store, so
@@ -65,8 +65,7 @@ extension CacheIndex {
         var appending = (false, false)
         var placed: [(item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry)] = []
         placed.reserveCapacity(items.count)
-        // Access tokens of a home not read yet are left for its read.
-        for item in items where item.partition == partition && !(unread?.excludes(item) ?? false) {
+        for item in items where item.partition == partition {
             let key = IdentityKey(item.identity)
             let sequence: Int
             let leftOut = UnreadAccessTokens.leftOut.contains(type: item.type, account: item.account)
@@ -80,7 +79,14 @@ extension CacheIndex {
                 sequence = nextSequence
                 nextSequence += 1
             }
-            placed.append((item, key, sequence, Self.entry(for: item, identity: key.identity, sequence: sequence)))
+            let entry = Self.entry(for: item, identity: key.identity, sequence: sequence)
+            // Access tokens of a home not read yet are left for its read (what the identity held
+            // before, now replaced by it, goes).
+            if let unread, unread.excludes(item, entry: entry) {
+                if entries[key] != nil { stale.append(key) }
+                continue
+            }
+            placed.append((item, key, sequence, entry))
         }
         var touched = placed.map(\.entry)
         for key in stale { if let old = entries[key] { touched.append(old.entry) } }

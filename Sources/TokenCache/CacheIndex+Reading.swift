@@ -77,7 +77,11 @@ extension CacheIndex {
         }
         decoding.wait()
         var index = builder.finish(count: count)
-        if split != nil { index.unread = UnreadAccessTokens() }
+        // The access tokens read with the store (under an attribute that is not plain) are some of their homes' only.
+        if split != nil {
+            index.unread = UnreadAccessTokens(eagerHomes: Set(index.accessTokens.keys.map(\.homeAccountId)))
+            index.accessTokenMisses = AccessTokenMisses()
+        }
         return index
     }
 

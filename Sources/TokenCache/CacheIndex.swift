@@ -113,6 +113,10 @@ struct CacheIndex: Sendable {
     /// The access tokens left in the store when the index was read, `nil` when it holds them all
     /// (see ``UnreadAccessTokens``).
     var unread: UnreadAccessTokens?
+    /// Where the calls on this index note the access tokens they found unread (while ``unread`` is
+    /// not `nil`). Replaced, for a copy of the index that runs outside the engine's lock (a plan),
+    /// so that two calls never share one.
+    var accessTokenMisses: AccessTokenMisses?
 
     /// How many items the index holds.
     var itemCount: Int { entries.count + deferredCount }
@@ -214,20 +218,19 @@ struct CacheIndex: Sendable {
     /// Adds `item` with its entry when already decoded (in store order, so the entry's sequence is
     /// the position it was decoded for).
     private mutating func insert(_ item: StoreItem, decoded: Entry?) {
-        // An access token of a home not read yet comes with its home's read.
-        if let unread, unread.excludes(item) { return }
         let identity = item.identity
         absorbDeferred(account: identity.account)
         let key = IdentityKey(identity)
-        let sequence: Int
         let existing = entries[key]
-        if let existing {
-            sequence = existing.sequence
-        } else {
-            sequence = nextSequence
-            nextSequence += 1
-        }
+        let sequence = existing?.sequence ?? nextSequence
         let entry = decoded ?? Self.entry(for: item, identity: identity, sequence: sequence)
+        // An access token of a home not read yet comes with its home's read (what the identity
+        // held before, now replaced by it, goes).
+        if let unread, unread.excludes(item, entry: entry) {
+            if existing != nil { remove(identity) }
+            return
+        }
+        if existing == nil { nextSequence += 1 }
         let probe = accountProbe(of: existing.map { [$0.entry, entry] } ?? [entry])
         if existing != nil { removeEntry(identity) }
         add(item, key: key, sequence: sequence, entry: entry)
@@ -286,7 +289,9 @@ struct CacheIndex: Sendable {
         case .credential(let credential):
             place(credential, in: &credentialsByHomeAccount, at: credential.homeAccountId)
             switch CredentialMap(credential.credentialType) {
-            case .accessTokens: place(credential, in: &accessTokens, at: credential.accessTokenKey)
+            case .accessTokens:
+                place(credential, in: &accessTokens, at: credential.accessTokenKey)
+                if unread != nil { unread!.noteFiled(home: credential.homeAccountId) }
             case .refreshTokens: place(credential, in: &refreshTokens, at: credential.homeAccountId)
             case .idTokens: place(credential, in: &idTokens, at: credential.homeAccountId)
             case .none: break

@@ -139,8 +139,11 @@ extension CacheIndex {
     /// The access tokens filed under `key`, including the deferred ones stored under the account's
     /// attribute for one of `environments` (every environment when `nil`), in store order.
     func accessTokens(_ key: AccessTokenKey, environments: [String]?) -> [IndexedCredential] {
-        if accessTokensMissing(home: key.homeAccountId) { return [] }
         let decoded = accessTokens[key] ?? []
+        // Found: the home was read (see UnreadAccessTokens), but for the rare home the index holds
+        // only some access tokens of.
+        if !decoded.isEmpty && !(unread?.holdsSomeOnly(home: key.homeAccountId) ?? false) { return decoded }
+        if accessTokensMissing(home: key.homeAccountId) { return [] }
         // A home account's access tokens are either all deferred or none (see absorbDeferred(into:)).
         if !decoded.isEmpty || deferred.isEmpty { return decoded }
         return merging(decoded, deferredBoxes(homeAccountId: key.homeAccountId, environments: environments)) {

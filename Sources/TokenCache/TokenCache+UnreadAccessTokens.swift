@@ -41,9 +41,9 @@ extension TokenCache {
         guard let store = store as? any SplitReadingStore else { return try body(index) }
         for round in 0..<3 {
             guard index.unread != nil else { break }
-            index.unread!.misses = AccessTokenMisses()
+            index.accessTokenMisses = AccessTokenMisses()
             let answer = try body(index)
-            guard let missed = index.unread!.misses.take() else { return answer }
+            guard let missed = index.accessTokenMisses!.take() else { return answer }
             let homes = round == 2 || missed.all || missed.homes.count > 8 ? nil : missed.homes
             _ = index.fileLeftOut(try Self.leftOutItems(of: homes, in: store), homes: homes)
         }

@@ -112,11 +112,11 @@ public final class TokenCache: Sendable {
                 do {
                     answer = try body(state.index)
                 } catch {
-                    _ = state.index.unread?.misses.take()
+                    _ = state.index.accessTokenMisses?.take()
                     throw error
                 }
                 // The answer lacks access tokens the index has not read: read them, ask again.
-                if let noted = state.index.unread?.misses.take() {
+                if let noted = state.index.accessTokenMisses?.take() {
                     missed = noted
                     return
                 }
@@ -232,7 +232,7 @@ public final class TokenCache: Sendable {
                     if let cached {
                         index = cached
                         // This plan's own notes: it runs outside the engine's lock.
-                        if index.unread != nil { index.unread!.misses = AccessTokenMisses() }
+                        if index.accessTokenMisses != nil { index.accessTokenMisses = AccessTokenMisses() }
                     } else if attempt < attempts {
                         throw StalePlan()
                     } else {
@@ -247,7 +247,7 @@ public final class TokenCache: Sendable {
                         }
                     }
                     let planned = try plan(index)
-                    if let missed = index.unread?.misses.take() { throw MissingAccessTokens(missed: missed) }
+                    if let missed = index.accessTokenMisses?.take() { throw MissingAccessTokens(missed: missed) }
                     output = planned.result
                     batch = tombstones + planned.operations
                     if keys && needsLookupKeys(batch) { batch = index.withLookupKeys(batch) }

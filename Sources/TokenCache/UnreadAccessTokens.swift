@@ -11,52 +11,55 @@ import Synchronization
 /// access tokens notes the home (``AccessTokenMisses``), the engine reads them (one index range:
 /// the attributes starting with `home-`) outside its lock, files them, and runs the call again.
 ///
-/// A home is read when it, or any home followed by `-` that starts it, was read by prefix: every
-/// left-out item whose attribute starts with such a prefix is in the index. Only those are ever
-/// filed: an item left out and not covered yet is skipped by every change to the index (it comes
-/// with its home's read), so a home's access tokens are all in the index or none.
+/// A left-out access token is filed only once its home (the one its payload names) is read, by
+/// every change to the index, so a home's access tokens are all in the index or none of them —
+/// but for those read with the store (under an attribute that is not plain), whose homes are
+/// remembered until read (``eagerHomes``). That is what lets a lookup that finds access tokens
+/// answer at once; only one that finds none asks whether the home was read. Left-out items that
+/// name no home (unreadable, tombstones) are filed when every access token is read.
 struct UnreadAccessTokens: Sendable {
     /// What the store leaves out: access tokens (bearer and with an auth scheme) under a plain attribute.
     static let leftOut = LeftOutItems(types: [CredentialType.accessToken.typeCode, CredentialType.accessTokenWithAuthScheme.typeCode])
 
-    /// Homes read by prefix (normalized; plain or not).
+    /// Homes read (normalized).
     private(set) var readHomes = DigestedMap<Bool>()
-    /// Where the calls on this index note the homes they found unread. Replaced, for a copy of the
-    /// index that runs outside the engine's lock (a plan), so that two calls never share one.
-    var misses = AccessTokenMisses()
+    /// Homes not read whose access tokens the index holds some of: those read with the store, or
+    /// filed since, under an attribute that is not plain. Almost always empty.
+    private(set) var eagerHomes: Set<String> = []
+    init(eagerHomes: Set<String> = []) {
+        self.eagerHomes = eagerHomes
+    }
 
-    /// Whether the access tokens of `home` (normalized) are in the index.
+    /// Whether every access token of `home` (normalized) is in the index.
     func isRead(home: String) -> Bool {
-        if readHomes[home] != nil { return true }
-        return covers(prefixesOf: home, includingWhole: false)
+        readHomes[home] != nil
     }
 
-    /// Whether `item` is left out and its home not read: an item no change may file.
-    func excludes(_ item: StoreItem) -> Bool {
+    /// Whether the index holds some access tokens of `home` but not all: a lookup that found some
+    /// must still ask.
+    func holdsSomeOnly(home: String) -> Bool {
+        !eagerHomes.isEmpty && eagerHomes.contains(home)
+    }
+
+    /// Whether `item`, which indexes to `entry`, may not be filed yet: a left-out item that is not
+    /// an access token of a home read.
+    func excludes(_ item: StoreItem, entry: CacheIndex.Entry) -> Bool {
         guard Self.leftOut.contains(type: item.type, account: item.account) else { return false }
-        return !covers(prefixesOf: item.account, includingWhole: false)
-    }
-
-    /// Whether a read home is `text` up to one of its `-` (or all of `text`, when `includingWhole`).
-    private func covers(prefixesOf text: String, includingWhole: Bool) -> Bool {
-        let utf8 = text.utf8
-        for position in utf8.indices where utf8[position] == UInt8(ascii: "-") {
-            if readHomes[String(text[..<position])] != nil { return true }
-        }
-        return includingWhole && readHomes[text] != nil
+        if case .credential(let credential) = entry { return !isRead(home: credential.homeAccountId) }
+        return true
     }
 
     /// Records that every left-out item under `home-` has been read.
     mutating func markRead(home: String) {
         readHomes[home] = true
+        eagerHomes.remove(home)
     }
 
-    /// Whether `home`'s access tokens are missing from the index; if so, notes it for the engine.
-    func missing(home: String) -> Bool {
-        if isRead(home: home) { return false }
-        misses.note(home)
-        return true
+    /// Records that the index holds an access token of `home`, read or not.
+    mutating func noteFiled(home: String) {
+        if !isRead(home: home) { eagerHomes.insert(home) }
     }
+
 }
 
 /// The homes whose access tokens calls on an index found unread, or that a call needed every
@@ -95,15 +98,16 @@ extension CacheIndex {
     /// Whether the lookups on this index are missing the access tokens of `home` (normalized); if
     /// so, the home is noted for the engine to read. Always false for an index read whole.
     func accessTokensMissing(home: String) -> Bool {
-        guard let unread else { return false }
-        return unread.missing(home: home)
+        guard let unread, !unread.isRead(home: home) else { return false }
+        accessTokenMisses?.note(home)
+        return true
     }
 
     /// Whether the index lacks some of the store's access tokens; if so, notes that a call needs
     /// them all.
     func someAccessTokensMissing() -> Bool {
-        guard let unread else { return false }
-        unread.misses.noteAll()
+        guard unread != nil else { return false }
+        accessTokenMisses?.noteAll()
         return true
     }
 
@@ -118,9 +122,10 @@ extension CacheIndex {
             self.unread = unread
         } else {
             self.unread = nil
+            accessTokenMisses = nil
         }
         var found: [ItemIdentity] = []
-        for item in items where !(self.unread?.excludes(item) ?? false) {
+        for item in items {
             insert(item)
             if tombstones.contains(item.identity) { found.append(item.identity) }
         }
