@@ -3,7 +3,9 @@ import TokenCacheSchema
 
 extension TokenCache {
     /// The entries MSAL Python's `TokenCache.search` would yield for `search`, in the store's order,
-    /// as MSAL JSON entries.
+    /// as MSAL JSON entries. (Access tokens of different home accounts come in the order the engine
+    /// first read each home's, which on a SQLite store is the order they were first asked for: see
+    /// `docs/architecture.md`.)
     ///
     /// Answered from the index: a query naming `home_account_id` (or, for app metadata, `client_id`)
     /// reads only that account's (app's) entries; access tokens narrowed to one account, client and

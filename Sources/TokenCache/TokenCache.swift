@@ -290,15 +290,17 @@ public final class TokenCache: Sendable {
     var now: Int64 { UnixTime.clampedSeconds(configuration.clock()) }
 
     /// How many damaged items (forged, altered or unauthenticated rows; see `DamagedItem`) the store
-    /// skipped when the engine last read it. They are never returned; everything else keeps
-    /// serving. A linked library can log the count; `tokencache doctor` lists them and
-    /// `tokencache repair` removes them.
+    /// skipped when the engine last read all of it (access tokens left unread at open are read
+    /// first: not a hot-path call). They are never returned; everything else keeps serving. A
+    /// linked library can log the count; `tokencache doctor` lists them and `tokencache repair`
+    /// removes them.
     public func damagedItemCount() throws -> Int {
         _ = try completeIndex()
         return store.damagedItemCount()
     }
 
-    /// Items the engine met but could not read (malformed payloads), with where they are.
+    /// Items the engine met but could not read (malformed payloads), with where they are; access
+    /// tokens left unread at open are read first (not a hot-path call).
     ///
     /// They are skipped by every lookup, as MSAL skips them; `tokencache doctor` reports them.
     public func unreadableItems() throws -> [SchemaError] {

@@ -219,11 +219,17 @@ import Testing
         #expect(try Self.answers(opened) == Self.answers(try pair.engines().split))
     }
 
-    /// A store that runs `hook` after each read of left-out items, outside its lock.
+    /// A store that runs `hook` after each read of left-out items, outside its lock; when `moving`,
+    /// its stamp changes at every call, as if other writers never stopped.
     final class HookedStore: SplitReadingStore, @unchecked Sendable {
         let base: SQLiteStore
         let hook = Mutex<(@Sendable () throws -> Void)?>(nil)
-        init(_ base: SQLiteStore) { self.base = base }
+        let moving: Bool
+        private let calls = Atomic<UInt64>(0)
+        init(_ base: SQLiteStore, moving: Bool = false) {
+            self.base = base
+            self.moving = moving
+        }
 
         var accessGroups: AccessGroups { base.accessGroups }
         func items(matching query: ItemQuery) throws -> [StoreItem] { try base.items(matching: query) }
@@ -232,7 +238,11 @@ import Testing
             try base.applyPlanned(plan)
         }
         func readAllItems(chunkSize: Int, into receive: ([StoreItem]) -> Void) throws { try base.readAllItems(chunkSize: chunkSize, into: receive) }
-        func changeStamp() throws -> ChangeStamp { try base.changeStamp() }
+        func changeStamp() throws -> ChangeStamp {
+            let stamp = try base.changeStamp()
+            guard moving else { return stamp }
+            return ChangeStamp(stamp.first, stamp.second ^ (calls.add(1, ordering: .relaxed).newValue << 32))
+        }
         func readPartition(accessGroup: String, account: String) throws -> PartitionRead {
             try base.readPartition(accessGroup: accessGroup, account: account)
         }
@@ -276,6 +286,24 @@ import Testing
         #expect(try cache.accessToken(query) == nil, "the token the other writer deleted is not served")
         #expect(store.hook.withLock { $0 == nil }, "the hook ran")
         #expect(try Self.answers(cache) == Self.answers(try pair.engines().split))
+    }
+
+    /// A store whose stamp never stands still: every call is answered on a copy of the index, the
+    /// access tokens it lacks read into the copy, and saves are planned on a whole read in the end.
+    @Test func aStoreThatNeverStandsStillStillAnswersAlike() throws {
+        let pair = try Pair()
+        defer { pair.directory.cleanUp() }
+        try Self.populate(pair)
+        let moving = try TokenCache(store: HookedStore(pair.sqlite, moving: true), configuration: pair.configuration)
+        #expect(try moving.accessToken(AccessTokenQuery(
+            homeAccountId: "uid2.tid0", environment: Self.environment, realm: "tid0", clientId: IDs.appB, scopes: ["User.Read"]))?.credential.secret == "read-uid2-d359")
+        #expect(moving.state.withLock { $0.index.unread != nil }, "the engine's index was read without its access tokens")
+        try moving.save(
+            TokenResponses.aad(uid: "uid1", tid: "tid1", username: "uid1@contoso.com", scope: "User.Read", accessToken: "moving-uid1"),
+            for: try CacheFixture.request(clientId: IDs.appA))
+        #expect(try moving.accessToken(AccessTokenQuery(
+            homeAccountId: "uid1.tid1", environment: Self.environment, realm: "tid1", clientId: IDs.appA, scopes: ["User.Read"]))?.credential.secret == "moving-uid1")
+        #expect(try Self.answers(moving) == Self.answers(try pair.engines().split))
     }
 
     /// Threads saving and looking up at once on an engine just opened: no call waits on another
