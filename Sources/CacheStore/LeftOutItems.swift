@@ -28,7 +28,7 @@ public struct LeftOutItems: Sendable, Hashable {
         return account.withUTF8 { bytes in
             guard let first = bytes.first, let last = bytes.last else { return true }
             if isWhiteSpace(first) || isWhiteSpace(last) { return false }
-            return bytes.allSatisfy { byte in byte != 0 && byte < 0x80 && !(byte >= 0x41 && byte <= 0x5A) }
+            return bytes.allSatisfy(isPlainByte)
         }
     }
 
@@ -36,7 +36,13 @@ public struct LeftOutItems: Sendable, Hashable {
     /// and does not start with white space (the empty prefix does).
     public static func mayStartPlainAccount(_ prefix: String) -> Bool {
         guard let first = prefix.utf8.first else { return true }
-        return !isWhiteSpace(first) && prefix.utf8.allSatisfy { $0 != 0 && $0 < 0x80 && !($0 >= 0x41 && $0 <= 0x5A) }
+        return !isWhiteSpace(first) && prefix.utf8.allSatisfy(isPlainByte)
+    }
+
+    /// ASCII, not NUL, not a capital letter.
+    @usableFromInline
+    static func isPlainByte(_ byte: UInt8) -> Bool {
+        byte != 0 && byte < 0x80 && !(byte >= 0x41 && byte <= 0x5A)
     }
 
     @usableFromInline

@@ -20,13 +20,15 @@ final class SQLiteConnection: @unchecked Sendable {
             sqlite3_close_v2(db)
             throw .sqlite(SQLiteError(code: code & 0xFF, extendedCode: code, message: message, operation: "open", path: path))
         }
-        self.handle = db
-        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        // The SQL functions the store's queries use (`tokencache_plain`, see shim.h).
         let registered = tc_register_functions(db)
         guard registered == SQLITE_OK else {
             let message = String(cString: sqlite3_errmsg(db))
+            sqlite3_close_v2(db)
             throw .sqlite(SQLiteError(code: registered & 0xFF, extendedCode: registered, message: message, operation: "open", path: path))
         }
+        self.handle = db
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
     }
 
     deinit {

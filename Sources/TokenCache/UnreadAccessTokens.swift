@@ -26,6 +26,7 @@ struct UnreadAccessTokens: Sendable {
     /// Homes not read whose access tokens the index holds some of: those read with the store, or
     /// filed since, under an attribute that is not plain. Almost always empty.
     private(set) var eagerHomes: Set<String> = []
+
     init(eagerHomes: Set<String> = []) {
         self.eagerHomes = eagerHomes
     }
@@ -59,7 +60,6 @@ struct UnreadAccessTokens: Sendable {
     mutating func noteFiled(home: String) {
         if !isRead(home: home) { eagerHomes.insert(home) }
     }
-
 }
 
 /// The homes whose access tokens calls on an index found unread, or that a call needed every

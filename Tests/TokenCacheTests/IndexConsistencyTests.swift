@@ -97,11 +97,11 @@ import Testing
         // The preferred cache host, which saves write under: the record below is merged over.
         let environment = "login.windows.net"
         // An account record another library wrote, with a field this one does not know.
-        var stored = try #require(try Account(jsonObject: [
+        var stored = try Account(jsonObject: [
             "home_account_id": .string(IDs.home), "environment": .string(environment), "realm": .string(IDs.homeTenant),
             "authority_type": "MSSTS", "username": .string(IDs.username), "local_account_id": .string(IDs.uid),
             "written_by": "another library",
-        ]))
+        ])
         stored.givenName = "Given"
         try store.save(try stored.storeItem(accessGroup: IDs.group))
 
