@@ -23,21 +23,34 @@ extension SQLiteStore {
             // Not through a mapping of the file (`mmap_size`), though it would save a system call
             // per page: a file truncated by another process or an I/O error would then kill the
             // process with SIGBUS instead of failing the read.
-            var chunk: [StoreItem] = []
-            chunk.reserveCapacity(size)
-            // One statement, so one read transaction: the chunks are one state of the store.
-            state.damagedInLastFullRead = try withRows(sql, bind, on: state.connection) { rows throws in
-                while try rows.next(into: &chunk) {
-                    if chunk.count == size {
-                        receive(chunk)
-                        chunk.removeAll(keepingCapacity: true)
-                    }
-                }
-                return rows.damaged
-            }
-            if !chunk.isEmpty { receive(chunk) }
+            state.damagedInLastFullRead = try readChunks(sql, bind, size: size, on: state.connection, into: receive)
         }
     }
+
+    /// Runs a SELECT of ``selectItems`` on `connection` (under the store's lock) and hands its
+    /// sound items to `receive`, `size` at a time; returns how many damaged rows it skipped. One
+    /// statement, so one read transaction: the chunks are one state of the store.
+    func readChunks(
+        _ sql: String, _ bind: (SQLiteStatement) -> Void, size: Int, on connection: SQLiteConnection,
+        into receive: ([StoreItem]) -> Void
+    ) throws -> Int {
+        var chunk: [StoreItem] = []
+        chunk.reserveCapacity(size)
+        let damaged = try withRows(sql, bind, on: connection) { rows throws in
+            while try rows.next(into: &chunk) {
+                if chunk.count == size {
+                    receive(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            return rows.damaged
+        }
+        if !chunk.isEmpty { receive(chunk) }
+        return damaged
+    }
+
+    /// What every read of items selects, in the order ``item(from:shared:)`` reads the columns.
+    static let selectItems = "SELECT access_group, account, service, type, generic, data, created, modified, envelope FROM items"
 
     /// The SELECT for `query` and its binder.
     func select(_ query: ItemQuery) -> (String, (SQLiteStatement) -> Void) {
@@ -45,8 +58,7 @@ extension SQLiteStore {
         // A query that names no more than a group reads most of the table: scan it in rowid order
         // instead of walking an index and sorting every row (4× faster for a whole cache).
         let scan = query.account == nil && query.service == nil && query.generic == nil && query.type == nil
-        let sql = "SELECT access_group, account, service, type, generic, data, created, modified, envelope FROM items"
-            + (scan ? " NOT INDEXED" : "") + " WHERE " + whereClause + " ORDER BY rowid"
+        let sql = Self.selectItems + (scan ? " NOT INDEXED" : "") + " WHERE " + whereClause + " ORDER BY rowid"
         return (sql, bind)
     }
 

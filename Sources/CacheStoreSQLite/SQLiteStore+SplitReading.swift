@@ -7,31 +7,18 @@ extension SQLiteStore: SplitReadingStore {
     public func readAllItems(chunkSize: Int, leavingOut leftOut: LeftOutItems, into receive: ([StoreItem]) -> Void) throws {
         // Still a scan in rowid order: the rows left out are skipped on their type and account,
         // the first columns of a row, so their payloads (and overflow pages) are never read.
-        let split = "SELECT access_group, account, service, type, generic, data, created, modified, envelope FROM items NOT INDEXED"
-            + " WHERE access_group IN (\(groupPlaceholders)) AND NOT \(Self.leftOutCondition(leftOut)) ORDER BY rowid"
+        let split = Self.selectItems + " NOT INDEXED WHERE access_group IN (\(groupPlaceholders))"
+            + " AND NOT \(Self.leftOutCondition(leftOut)) ORDER BY rowid"
         let bind = binder(leftOut, accountRange: nil)
-        let size = max(1, chunkSize)
         try state.withLock { state throws in
-            var chunk: [StoreItem] = []
-            chunk.reserveCapacity(size)
-            let damaged = try withRows(split, bind, on: state.connection) { rows throws in
-                while try rows.next(into: &chunk) {
-                    if chunk.count == size {
-                        receive(chunk)
-                        chunk.removeAll(keepingCapacity: true)
-                    }
-                }
-                return rows.damaged
-            }
+            let damaged = try readChunks(split, bind, size: max(1, chunkSize), on: state.connection, into: receive)
             state.damagedInLastSplitRead = damaged
             state.damagedInLastFullRead = damaged
-            if !chunk.isEmpty { receive(chunk) }
         }
     }
 
     public func leftOutItems(_ leftOut: LeftOutItems, accountPrefix: String?) throws -> [StoreItem] {
-        var sql = "SELECT access_group, account, service, type, generic, data, created, modified, envelope FROM items"
-            + " WHERE access_group IN (\(groupPlaceholders)) AND \(Self.leftOutCondition(leftOut))"
+        var sql = Self.selectItems + " WHERE access_group IN (\(groupPlaceholders)) AND \(Self.leftOutCondition(leftOut))"
         var upperBound: String?
         if let accountPrefix {
             if accountPrefix.isEmpty { return try leftOutItems(leftOut, accountPrefix: nil) }
