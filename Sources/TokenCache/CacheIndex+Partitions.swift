@@ -61,24 +61,15 @@ extension CacheIndex {
         // Access tokens a whole read leaves in the store keep their places apart from the other
         // items: read later, by home, they are numbered after the items read with the store, so
         // their order among the partition's other items says nothing (see UnreadAccessTokens).
-        var lastKept = (-1, -1)
-        var appending = (false, false)
+        var others = Placement(), leftOuts = Placement()
         var placed: [(item: StoreItem, key: IdentityKey, sequence: Int, entry: Entry)] = []
         placed.reserveCapacity(items.count)
         for item in items where item.partition == partition {
             let key = IdentityKey(item.identity)
-            let sequence: Int
-            let leftOut = UnreadAccessTokens.leftOut.contains(type: item.type, account: item.account)
-            if !(leftOut ? appending.1 : appending.0), let old = entries[key], old.sequence > (leftOut ? lastKept.1 : lastKept.0),
-                old.created == nil || old.created == item.created
-            {
-                sequence = old.sequence
-                if leftOut { lastKept.1 = old.sequence } else { lastKept.0 = old.sequence }
-            } else {
-                if leftOut { appending.1 = true } else { appending.0 = true }
-                sequence = nextSequence
-                nextSequence += 1
-            }
+            let sequence =
+                UnreadAccessTokens.leftOut.contains(type: item.type, account: item.account)
+                ? leftOuts.sequence(for: item, held: entries[key], next: &nextSequence)
+                : others.sequence(for: item, held: entries[key], next: &nextSequence)
             let entry = Self.entry(for: item, identity: key.identity, sequence: sequence)
             // Access tokens of a home not read yet are left for its read (what the identity held
             // before, now replaced by it, goes).
@@ -98,6 +89,24 @@ extension CacheIndex {
             add(new.item, key: new.key, sequence: new.sequence, entry: new.entry)
         }
         noteAccountChanges(probe)
+    }
+
+    /// Where the items of one partition re-read go, in the order read: each keeps the place its
+    /// identity held while they come in the order they had (and with the creation date they had,
+    /// when known); from the first that does not, each goes after every item indexed so far.
+    private struct Placement {
+        var lastKept = -1
+        var appending = false
+
+        mutating func sequence(for item: StoreItem, held: Stored?, next: inout Int) -> Int {
+            if !appending, let held, held.sequence > lastKept, held.created == nil || held.created == item.created {
+                lastKept = held.sequence
+                return held.sequence
+            }
+            appending = true
+            defer { next += 1 }
+            return next
+        }
     }
 
     /// Forgets `partition` entirely (partition loading mode evicts it).
