@@ -80,7 +80,7 @@ extension CacheIndex {
         // The access tokens read with the store (under an attribute that is not plain) are some of their homes' only.
         if split != nil {
             index.unread = UnreadAccessTokens(eagerHomes: Set(index.accessTokens.keys.map(\.homeAccountId)))
-            index.accessTokenMisses = AccessTokenMisses()
+            index.accessTokenMisses = NotedHomes()
         }
         return index
     }

@@ -107,7 +107,7 @@ struct CacheIndex: Sendable {
     /// The home account of each deferred box's normalized account attribute.
     var deferredHomes = DigestedMap<String>()
     /// Home accounts whose deferred access tokens a call read (from this index or a copy).
-    let deferredUse = DeferredUse()
+    let deferredUse = NotedHomes()
     /// How many items ``deferred`` holds.
     var deferredCount = 0
     /// The access tokens left in the store when the index was read, `nil` when it holds them all
@@ -116,7 +116,7 @@ struct CacheIndex: Sendable {
     /// Where the calls on this index note the access tokens they found unread (while ``unread`` is
     /// not `nil`). Replaced, for a copy of the index that runs outside the engine's lock (a plan),
     /// so that two calls never share one.
-    var accessTokenMisses: AccessTokenMisses?
+    var accessTokenMisses: NotedHomes?
 
     /// How many items the index holds.
     var itemCount: Int { entries.count + deferredCount }

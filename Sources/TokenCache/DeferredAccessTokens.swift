@@ -1,6 +1,5 @@
 import CacheStore
 import Foundation
-import Synchronization
 @_spi(Indexing) import TokenCacheSchema
 
 /// The access tokens stored under one account attribute, read with the rest of the store when a
@@ -10,7 +9,7 @@ import Synchronization
 /// (and the environment it signs in to), which names the account attribute they are stored under:
 /// `norm(home_account_id)-norm(environment)`, as the keychain finds them. Decoding them all at open
 /// was most of an open's cost; now an account's are decoded by the first call that reads them, and
-/// the engine moves them into its index proper after that call (``DeferredUse``).
+/// the engine moves them into its index proper after that call (``CacheIndex/deferredUse``).
 ///
 /// A box is immutable but for that one decode, which gives the same result whenever it happens, so
 /// copies of an index share boxes freely. A change to the index that touches the attribute, or
@@ -88,30 +87,6 @@ final class DeferredAccessTokens: Sendable {
     /// Whether `type` is a kind of item opening a cache defers.
     static func defers(type: UInt32?) -> Bool {
         type == CredentialType.accessToken.typeCode || type == CredentialType.accessTokenWithAuthScheme.typeCode
-    }
-}
-
-/// The home accounts whose deferred access tokens a call read from an index (or a copy of it), so
-/// that the engine moves them into its index after the call (``TokenCache/withIndex(_:)``); shared
-/// by an index and its copies. Checking for them is one atomic load, the warm path's only cost.
-final class DeferredUse: Sendable {
-    private let pending = Atomic<Bool>(false)
-    private let homes = Mutex<[String]>([])
-
-    func note(_ home: String) {
-        homes.withLock { if !$0.contains(home) { $0.append(home) } }
-        pending.store(true, ordering: .releasing)
-    }
-
-    var isPending: Bool { pending.load(ordering: .acquiring) }
-
-    /// The homes noted since the last call, forgotten.
-    func take() -> [String] {
-        pending.store(false, ordering: .relaxed)
-        return homes.withLock { noted in
-            defer { noted = [] }
-            return noted
-        }
     }
 }
 

@@ -105,7 +105,7 @@ public final class TokenCache: Sendable {
         while true {
             let stamp = try store.changeStamp()
             var result: R?
-            var missed: AccessTokenMisses.Missed?
+            var missed: NotedHomes.Noted?
             try state.withLock { state in
                 guard state.stamp == stamp else { return }
                 let answer: R
@@ -123,8 +123,8 @@ public final class TokenCache: Sendable {
                 result = answer
                 // Access tokens the call read undecoded are moved into the index, decoded, for the
                 // calls after it; tombstones among them are deleted, as when a whole read meets them.
-                if state.index.deferredUse.isPending {
-                    for home in state.index.deferredUse.take() { tombstones += state.index.absorbDeferred(homeAccountId: home) }
+                if let used = state.index.deferredUse.take() {
+                    for home in used.homes { tombstones += state.index.absorbDeferred(homeAccountId: home) }
                 }
             }
             if let result { return result }
@@ -232,7 +232,7 @@ public final class TokenCache: Sendable {
                     if let cached {
                         index = cached
                         // This plan's own notes: it runs outside the engine's lock.
-                        if index.accessTokenMisses != nil { index.accessTokenMisses = AccessTokenMisses() }
+                        if index.accessTokenMisses != nil { index.accessTokenMisses = NotedHomes() }
                     } else if attempt < attempts {
                         throw StalePlan()
                     } else {

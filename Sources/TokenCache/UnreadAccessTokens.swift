@@ -1,5 +1,4 @@
 import CacheStore
-import Synchronization
 @_spi(Indexing) import TokenCacheSchema
 
 /// The access tokens an index left in the store when it was read, and which home accounts' it has
@@ -8,7 +7,7 @@ import Synchronization
 /// Access tokens are three quarters of a cache, and every call that uses them names one home
 /// account. A store that can (``SplitReadingStore``) is read whole without them (those stored
 /// under a plain account attribute, ``leftOut``: all of MSAL's); a call that needs a home account's
-/// access tokens notes the home (``AccessTokenMisses``), the engine reads them (one index range:
+/// access tokens notes the home (``CacheIndex/accessTokenMisses``), the engine reads them (one index range:
 /// the attributes starting with `home-`) outside its lock, files them, and runs the call again.
 ///
 /// A left-out access token is filed only once its home (the one its payload names) is read, by
@@ -59,38 +58,6 @@ struct UnreadAccessTokens: Sendable {
     /// Records that the index holds an access token of `home`, read or not.
     mutating func noteFiled(home: String) {
         if !isRead(home: home) { eagerHomes.insert(home) }
-    }
-}
-
-/// The homes whose access tokens calls on an index found unread, or that a call needed every
-/// access token: what the engine reads before running them again. Checking is one atomic load.
-final class AccessTokenMisses: Sendable {
-    struct Missed: Sendable {
-        var homes: [String] = []
-        var all = false
-    }
-
-    private let pending = Atomic<Bool>(false)
-    private let missed = Mutex(Missed())
-
-    func note(_ home: String) {
-        missed.withLock { if !$0.homes.contains(home) { $0.homes.append(home) } }
-        pending.store(true, ordering: .releasing)
-    }
-
-    func noteAll() {
-        missed.withLock { $0.all = true }
-        pending.store(true, ordering: .releasing)
-    }
-
-    /// What was noted since the last call, forgotten; `nil` when nothing was.
-    func take() -> Missed? {
-        guard pending.load(ordering: .acquiring) else { return nil }
-        pending.store(false, ordering: .relaxed)
-        return missed.withLock { noted in
-            defer { noted = Missed() }
-            return noted
-        }
     }
 }
 
