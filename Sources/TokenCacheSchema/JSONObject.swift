@@ -51,13 +51,21 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public subscript(key: String) -> JSONValue? {
         get { position(of: key).map { members[$0].value } }
         set {
-            if let newValue {
+            if let newValue, index != nil {
+                // One hash of the key: large objects are the maps of a whole cache (an entry per
+                // token, or per account in account metadata), built a member at a time.
+                if let existing = index!.updateValue(members.count, forKey: key) {
+                    index![key] = existing
+                    members[existing].value = newValue
+                } else {
+                    members.append((key, newValue))
+                }
+            } else if let newValue {
                 if let position = position(of: key) {
                     members[position].value = newValue
                 } else {
-                    index?[key] = members.count
                     members.append((key, newValue))
-                    if index == nil && members.count > Self.indexThreshold {
+                    if members.count > Self.indexThreshold {
                         index = Dictionary(members.enumerated().map { ($1.key, $0) }, uniquingKeysWith: { first, _ in first })
                     }
                 }

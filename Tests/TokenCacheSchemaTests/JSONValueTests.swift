@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import TokenCacheSchema
@@ -37,6 +38,43 @@ import Testing
     @Test func repeatedKeyKeepsTheLastValueAtTheFirstPosition() throws {
         let value = try JSONValue.parse(#"{"a":"1","b":"2","a":"3"}"#)
         #expect(value.serializedString() == #"{"a":"3","b":"2"}"#)
+    }
+
+    /// Objects above ``JSONObject/indexThreshold`` members keep an index of positions; setting,
+    /// replacing and removing members, and parsing repeated keys, must answer as an ordered list
+    /// of members does, on either side of the threshold.
+    @Test func largeObjectsAnswerAsAnOrderedListOfMembers() throws {
+        var generator = SplitMix64(seed: 5)
+        for round in 0..<40 {
+            var object = JSONObject()
+            var reference: [(key: String, value: String)] = []
+            let keys = (0..<(8 + round)).map { "key-\($0)" }
+            for step in 0..<200 {
+                let key = keys[Int(generator.next() % UInt64(keys.count))]
+                if generator.next() % 4 == 0 {
+                    object[key] = nil
+                    reference.removeAll { $0.key == key }
+                } else {
+                    let value = "\(round).\(step)"
+                    object[key] = .string(value)
+                    if let position = reference.firstIndex(where: { $0.key == key }) {
+                        reference[position].value = value
+                    } else {
+                        reference.append((key, value))
+                    }
+                }
+                #expect(object.keys == reference.map(\.key), "round \(round), step \(step)")
+                for key in keys {
+                    #expect(object[key]?.stringValue == reference.first { $0.key == key }?.value, "round \(round), step \(step), \(key)")
+                }
+            }
+            // The same members parsed from text that repeats each key: the last value, at the first place.
+            let text = "{" + (reference + reference.reversed().map { ($0.key, $0.value + "-again") })
+                .map { "\"\($0.key)\":\"\($0.value)\"" }.joined(separator: ",") + "}"
+            let parsed = try #require(try JSONValue.parse(text).objectValue)
+            #expect(parsed.keys == reference.map(\.key))
+            #expect(parsed.map { $0.value.stringValue ?? "" } == reference.map { $0.value + "-again" })
+        }
     }
 
     @Test func acceptsBOMAppleSlashEscapesAndUnicodeEscapes() throws {
