@@ -11,7 +11,9 @@ struct AccountProbe {
     fileprivate var homes: Set<String> = []
     fileprivate var firstRecords: [(home: String, sequence: Int?)] = []
     fileprivate var families: [(clientId: String, familyId: String?)] = []
-    fileprivate var signInStates: [(clientId: String, states: [String: AccountMetadata.SignInState])] = []
+    /// Each touched app's account map as it was: the map itself, whose storage the index shares,
+    /// so taking it copies nothing (the map holds an entry per account the app signed in).
+    fileprivate var signInStates: [(clientId: String, accounts: [String: AccountMetadata.Entry])] = []
 }
 
 extension CacheIndex {
@@ -38,7 +40,7 @@ extension CacheIndex {
                 }
             case .accountMetadata(let metadata):
                 if !probe.signInStates.contains(where: { $0.clientId == metadata.clientId }) {
-                    probe.signInStates.append((metadata.clientId, signInStates(clientId: metadata.clientId)))
+                    probe.signInStates.append((metadata.clientId, accountMetadata[metadata.clientId]?.metadata.accounts ?? [:]))
                 }
             case .legacyToken, .tombstone, .unreadable, .other:
                 // Legacy accounts are worked out on each listing; the rest lists no account.
@@ -58,17 +60,24 @@ extension CacheIndex {
             change.everything = true
         }
         for (clientId, before) in probe.signInStates {
-            let after = signInStates(clientId: clientId)
-            for home in Set(before.keys).union(after.keys) where before[home] != after[home] {
+            let after = accountMetadata[clientId]?.metadata.accounts ?? [:]
+            func changed(_ home: String) {
                 // Listings ask by normalized home account id; the metadata keeps it as written.
                 change.homes.insert(home)
                 change.homes.insert(ItemKey.normalized(home))
             }
+            // One lookup per account: the map grows with every account the app signs in, and a
+            // catch-up compares it whenever another process changed it.
+            var shared = 0
+            for (home, entry) in after {
+                let state = before[home]?.signInState
+                if state != nil { shared += 1 }
+                if state != entry.signInState { changed(home) }
+            }
+            if shared < before.count {
+                for home in before.keys where after[home] == nil { changed(home) }
+            }
         }
         memo = memo.next(after: change)
-    }
-
-    private func signInStates(clientId: String) -> [String: AccountMetadata.SignInState] {
-        (accountMetadata[clientId]?.metadata.accounts ?? [:]).mapValues(\.signInState)
     }
 }

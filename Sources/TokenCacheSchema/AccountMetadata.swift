@@ -127,30 +127,36 @@ public struct AccountMetadata: SchemaItem {
         principalHomeAccountId = try fields.string(Field.principalHomeAccountId)
         principalUsername = try fields.string(Field.principalUsername)
         principalAccountEnvironment = try fields.string(Field.principalAccountEnvironment)
-        for (homeAccountId, value) in try fields.object(Field.accountMetadataMap) ?? JSONObject() {
-            let path = "\(Field.accountMetadataMap).\(homeAccountId)"
+        let map = try fields.object(Field.accountMetadataMap) ?? JSONObject()
+        // The map holds an entry per account the client signed in: paths for errors are made only
+        // when one is thrown.
+        accounts.reserveCapacity(map.count)
+        for (homeAccountId, value) in map {
             guard case .object(let entryObject) = value else {
-                throw .invalidField(path, reason: "must be a JSON object, found \(value.kindWithArticle)", item: nil)
+                throw .invalidField(Self.path(homeAccountId), reason: "must be a JSON object, found \(value.kindWithArticle)", item: nil)
             }
-            accounts[homeAccountId] = try Self.entry(entryObject, homeAccountId: homeAccountId, path: path)
+            accounts[homeAccountId] = try Self.entry(entryObject, homeAccountId: homeAccountId)
         }
     }
 
-    private static func entry(_ object: JSONObject, homeAccountId: String, path: String) throws(SchemaError) -> Entry {
+    /// Where an account's entry is, for errors: `account_metadata_map.<homeAccountId>`.
+    private static func path(_ homeAccountId: String) -> String { "\(Field.accountMetadataMap).\(homeAccountId)" }
+
+    private static func entry(_ object: JSONObject, homeAccountId: String) throws(SchemaError) -> Entry {
         var fields = PayloadFields(object)
         let clientId = try fields.string(Field.clientId)
         let storedHomeAccountId = try fields.string(Field.homeAccountId)
         let state = try fields.string(Field.signInState).flatMap(SignInState.init(rawValue:)) ?? .unknown
         var map: [String: [String: String]] = [:]
         for (mapKey, value) in try fields.object(Field.authorityMap) ?? JSONObject() {
-            let mapPath = "\(path).\(Field.authorityMap).\(mapKey)"
+            func mapPath() -> String { "\(path(homeAccountId)).\(Field.authorityMap).\(mapKey)" }
             guard case .object(let urls) = value else {
-                throw .invalidField(mapPath, reason: "must be a JSON object of URL strings, found \(value.kindWithArticle)", item: nil)
+                throw .invalidField(mapPath(), reason: "must be a JSON object of URL strings, found \(value.kindWithArticle)", item: nil)
             }
             var urlMap: [String: String] = [:]
             for (request, resolved) in urls {
                 guard case .string(let resolvedURL) = resolved else {
-                    throw .invalidField(mapPath, reason: "must map URLs to URL strings, found \(resolved.kindWithArticle)", item: nil)
+                    throw .invalidField(mapPath(), reason: "must map URLs to URL strings, found \(resolved.kindWithArticle)", item: nil)
                 }
                 urlMap[request] = resolvedURL
             }
