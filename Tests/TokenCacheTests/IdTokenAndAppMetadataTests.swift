@@ -4,7 +4,7 @@ import TokenCache
 import TokenCacheSchema
 import Testing
 
-/// ID-token lookup (keychain-and-adal-objc.md §4.4) and app-metadata lookup (§1.6).
+/// ID-token lookup (docs/formats/keychain-and-adal-objc.md §4.4) and app-metadata lookup (§1.6).
 @Suite struct IdTokenAndAppMetadataTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture() }
