@@ -33,6 +33,13 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// The access group items are written to (the first of `--access-group` or the environment's),
+    /// without opening a store.
+    func writeGroup() throws -> String {
+        let environment = StoreEnvironment(variables: ProcessInfo.processInfo.environment, currentDirectory: "/")
+        return try resolvingArguments { try environment.accessGroups(flags: accessGroups) }.primary
+    }
+
     /// Opens the store and the engine over it.
     func openCache() throws -> TokenCache {
         let store = try open()
