@@ -1,3 +1,5 @@
+import CacheStore
+
 /// Why the store a process should use could not be worked out: a specification or setting that
 /// cannot be understood, or no place for the default store. Says nothing of how the value was given
 /// (a flag, a variable); the caller adds that.
@@ -20,4 +22,8 @@ public enum StoreLocationError: Error, Sendable, Hashable, CustomStringConvertib
                 + KeyPolicy.allCases.map(\.rawValue).joined(separator: ", ")
         }
     }
+}
+
+extension StoreLocationError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
 }

@@ -71,3 +71,13 @@ public enum InterchangeError: Error, Sendable, Equatable, CustomStringConvertibl
 func quotedKey(_ key: String) -> String {
     DisplayText.quoted(key)
 }
+
+extension InterchangeError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .cannotRead, .cannotWrite: .unavailable
+        case .unrecognizedFormat, .malformedJSON, .invalidStructure, .invalidEntry, .invalidKeychainItems, .tooLarge:
+            .badInput
+        }
+    }
+}
