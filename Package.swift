@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CacheStoreEncryption", targets: ["CacheStoreEncryption"]),
         .library(name: "CacheStoreSecretService", targets: ["CacheStoreSecretService"]),
         .library(name: "CacheStoreRedis", targets: ["CacheStoreRedis"]),
+        .library(name: "TokenCacheJSON", targets: ["TokenCacheJSON"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
         .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
@@ -85,6 +86,10 @@ let package = Package(
         // class registry: safe for untrusted input, and able to write ADAL's class names.
         .target(name: "KeyedArchive"),
 
+        // JSON values, parsed exactly (numbers kept as written, member order and unknown members
+        // kept, bounded depth and size) and serialized compactly; the payloads' and files' format.
+        .target(name: "TokenCacheJSON"),
+
         // The unified-schema items (credential, account, app metadata, account metadata): their
         // keychain keys and JSON payloads. Knows nothing of storage engines beyond `StoreItem`.
         .target(
@@ -92,12 +97,13 @@ let package = Package(
             dependencies: [
                 "CacheStore",
                 "KeyedArchive",
+                "TokenCacheJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
         // The engine: save token responses, look up tokens and accounts, remove accounts.
-        .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheSchema"]),
+        .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheJSON", "TokenCacheSchema"]),
 
         // Files in and out of the store: MSAL unified JSON (import and export), the MSAL.NET 2.x
         // dictionary (import), the keychain-items format; the payload view of `dump`.
@@ -107,6 +113,7 @@ let package = Package(
                 "CacheStore",
                 "KeyedArchive",
                 "PrivateFiles",
+                "TokenCacheJSON",
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -115,7 +122,7 @@ let package = Package(
         // The C ABI: @_cdecl functions over the engine, the blob level and the entry writer.
         .target(
             name: "TokenCacheC",
-            dependencies: ["CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheSchema"]
+            dependencies: ["CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheJSON", "TokenCacheSchema"]
         ),
 
         .executableTarget(
@@ -125,6 +132,7 @@ let package = Package(
                 "CacheStoreLocation",
                 "TokenCache",
                 "TokenCacheInterchange",
+                "TokenCacheJSON",
                 "TokenCacheSchema",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -140,7 +148,7 @@ let package = Package(
         // The soak test's worker and checker, started by scripts/soak.sh as many processes at once.
         .executableTarget(
             name: "soak-worker",
-            dependencies: ["CacheStore", "CacheStoreRedis", "CacheStoreSQLite", "TokenCache", "TokenCacheSchema", "TokenCacheInterchange"],
+            dependencies: ["CacheStore", "CacheStoreRedis", "CacheStoreSQLite", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "TokenCacheInterchange"],
             path: "Tests/soak-worker"
         ),
 
@@ -164,7 +172,8 @@ let package = Package(
             dependencies: ["CacheStoreRedis", "CacheStore", "CacheStoreEncryption", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "TestSupport"]),
-        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
+        .testTarget(name: "TokenCacheJSONTests", dependencies: ["TokenCacheJSON", "TestSupport"]),
+        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "TokenCacheJSON", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
         .testTarget(
             name: "CacheStoreEncryptionTests",
             dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
@@ -178,21 +187,21 @@ let package = Package(
         .testTarget(
             name: "TokenCacheTests",
             dependencies: [
-                "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
+                "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
                 "CacheStoreEncryption", "TokenCacheInterchange", "TestSupport", "store-worker",
             ]
         ),
         .testTarget(
             name: "TokenCacheInterchangeTests",
             dependencies: [
-                "TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
+                "TokenCacheInterchange", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
                 "CacheStoreSQLite", "TestSupport",
             ]
         ),
         .testTarget(
             name: "tokencacheTests",
             dependencies: [
-                "TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
+                "TestSupport", "tokencache", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
                 "CacheStoreLocation", "TokenCacheInterchange", "CacheStoreSecretService",
             ]
         ),

@@ -1,3 +1,4 @@
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// A search as MSAL Python's `TokenCache.search(credential_type, target, query)` makes it.

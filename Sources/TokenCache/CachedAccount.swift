@@ -1,4 +1,5 @@
 import CacheStore
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// One account as an app sees it: a home account with its tenant profiles (one per tenant it has

@@ -1,4 +1,5 @@
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The claims of an ID token, read without verifying its signature (the cache stores what the

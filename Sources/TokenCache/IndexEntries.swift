@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 @_spi(Indexing) import TokenCacheSchema
 
 /// Something the index keeps in lists that follow the store's order.

@@ -1,4 +1,5 @@
 import CacheStore
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The claims of an ID token, parsed on first use and kept; shared by every copy of the entry.

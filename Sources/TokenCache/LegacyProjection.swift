@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The MSAL JSON entries legacy ADAL entries stand for, as ``TokenCache/search(_:)`` yields them.

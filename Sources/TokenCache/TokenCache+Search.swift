@@ -1,4 +1,5 @@
 import CacheStore
+import TokenCacheJSON
 import TokenCacheSchema
 
 extension TokenCache {

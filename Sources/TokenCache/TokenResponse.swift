@@ -1,4 +1,5 @@
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The fields of an OAuth2 token response the cache stores.

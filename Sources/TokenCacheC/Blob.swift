@@ -2,6 +2,7 @@ import CacheStore
 import Foundation
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 private func partition(_ kind: Int32, _ key: UnsafePointer<CChar>?) throws -> MSALPartition {

@@ -1,4 +1,5 @@
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// One credential's MSAL JSON entry, with `extra` members added.

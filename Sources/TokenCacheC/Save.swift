@@ -1,6 +1,6 @@
 import Foundation
 import TokenCache
-import TokenCacheSchema
+import TokenCacheJSON
 
 @_cdecl("tokencache_save")
 public func tokencache_save(

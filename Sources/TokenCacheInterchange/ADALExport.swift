@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The store's refresh tokens as ADAL.NET v3 entries, so that ADAL.NET apps get single sign-on.

@@ -1,6 +1,7 @@
 import CacheStore
 import Foundation
 import KeyedArchive
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Turns the ADAL caches of other platforms into store items.

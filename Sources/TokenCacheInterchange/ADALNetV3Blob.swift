@@ -1,4 +1,5 @@
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The ADAL.NET v3 cache blob, as ADAL.NET 3–5 and MSAL.NET read and write it with .NET's

@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// A file format the store can import.

@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Something the importer noticed about one entry: where it is and what it did about it.

@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Why a file could not be imported or exported.

@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// What storing a blob did.

@@ -1,6 +1,7 @@
 import CacheStore
 import Crypto
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// What a blob held when it was handed out: for each item, a hash of its identity and a digest of

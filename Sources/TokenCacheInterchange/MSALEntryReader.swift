@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Turns one entry of an MSAL JSON section into the unified items it stands for.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The keys MSAL.NET gives entries in its JSON cache (`MsalCacheKeys.GetCredentialKey` and each

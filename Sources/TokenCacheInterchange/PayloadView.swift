@@ -2,6 +2,7 @@ import CacheStore
 import Crypto
 import Foundation
 import KeyedArchive
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// How `tokencache dump` shows an item: its attributes and its payload decoded, secrets hidden.

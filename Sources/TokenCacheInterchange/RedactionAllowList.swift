@@ -1,3 +1,4 @@
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The payload members known to be non-secret, per kind of item: everything a view shows without

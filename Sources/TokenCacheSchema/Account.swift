@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 
 /// An account item: one per tenant profile, i.e. per (home account, environment, realm).
 ///

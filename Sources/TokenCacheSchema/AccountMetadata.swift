@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 
 /// The account-metadata item of one client: its principal account, and per home account the
 /// sign-in state and the authority map (which authority a request URL actually resolved to).

@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 
 /// An app-metadata item: whether a client is in a token family (FOCI).
 ///

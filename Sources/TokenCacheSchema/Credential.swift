@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 
 /// A credential item of the unified cache: access token, refresh token, ID token, family refresh
 /// token, and the rarer kinds of ``CredentialType``.

@@ -1,4 +1,5 @@
 import Foundation
+import TokenCacheJSON
 
 extension IndexingScanner {
     /// The account members, in ``Account``'s order; `authority_type` first.

@@ -1,4 +1,5 @@
 import Foundation
+import TokenCacheJSON
 
 /// The fast path of ``Credential/init(indexing:)``: one pass over the payload bytes that reads the
 /// fields an index compares straight into a ``Credential``, building no JSON tree.

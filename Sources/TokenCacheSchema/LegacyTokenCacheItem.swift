@@ -1,6 +1,7 @@
 import CacheStore
 import Foundation
 import KeyedArchive
+import TokenCacheJSON
 
 /// A legacy ADAL token entry: the `ADTokenCacheStoreItem` keyed archive ADAL 1.x/2.x and
 /// IdentityCore keep under `MSOpenTech.ADAL.1|…` keys.

@@ -1,4 +1,5 @@
 import Foundation
+import TokenCacheJSON
 
 /// Reads known fields out of a payload object; what it leaves in ``remaining`` are the unknown
 /// fields that the models carry through a read-modify-write.

@@ -1,5 +1,6 @@
 import CacheStore
 import KeyedArchive
+import TokenCacheJSON
 
 /// The attributes that name a stored item in error messages: its type, account and service.
 ///

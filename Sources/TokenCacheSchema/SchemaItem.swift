@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheJSON
 
 /// What the four unified-schema items (``Credential``, ``Account``, ``AppMetadata``,
 /// ``AccountMetadata``) share: a keychain key, a JSON payload, and the store item the two make.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 struct Accounts: ParsableCommand {

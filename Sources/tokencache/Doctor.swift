@@ -1,7 +1,7 @@
 import ArgumentParser
 import CacheStoreLocation
 import Foundation
-import TokenCacheSchema
+import TokenCacheJSON
 
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(

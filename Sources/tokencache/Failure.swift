@@ -2,7 +2,7 @@ import ArgumentParser
 import CacheStore
 import Foundation
 import TokenCacheInterchange
-import TokenCacheSchema
+import TokenCacheJSON
 
 /// The exit statuses the CLI documents (sysexits where one fits).
 enum Status {

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import TokenCacheInterchange
-import TokenCacheSchema
+import TokenCacheJSON
 
 /// How `dump` shows items: each one's attributes and decoded payload, secrets redacted unless asked.
 enum ItemListing {

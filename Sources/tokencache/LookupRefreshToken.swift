@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import TokenCache
 import TokenCacheInterchange
-import TokenCacheSchema
 
 struct LookupRefreshToken: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import KeyedArchive
 import Testing
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// ADAL.NET v3 blobs and ADAL macOS archives, in and out.

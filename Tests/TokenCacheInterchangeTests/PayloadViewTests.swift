@@ -2,6 +2,7 @@ import CacheStore
 import Foundation
 import Testing
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 @Suite struct PayloadViewTests {

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+import TokenCacheJSON
 @_spi(Indexing) @testable import TokenCacheSchema
 
 /// `Credential(indexing:)` builds only what an index compares, and must accept and reject exactly

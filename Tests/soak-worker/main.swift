@@ -21,6 +21,7 @@ import CacheStoreSQLite
 import Foundation
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 let group = "com.microsoft.adalcache"

@@ -3,6 +3,7 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 

@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Attributes and keys planted in a store or a file never reach the terminal as raw escape

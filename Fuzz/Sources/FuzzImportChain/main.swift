@@ -5,6 +5,7 @@ import FuzzSupport
 import KeyedArchive
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 // The whole chain a hostile file goes through: import it, then run every lookup, listing, dump and

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A strict RFC 8259 parser (plus BOM and optional trailing commas) producing ``JSONValue``.
-struct JSONParser {
+package struct JSONParser {
     static let depthLimit = 512
     /// The most values (scalars, arrays, objects) one document may hold. A parsed value takes
     /// around 50 bytes however short its text (`[]` is two), so this bounds the tree at a few hundred
@@ -23,7 +23,7 @@ struct JSONParser {
         self.builtRootMembers = builtRootMembers
     }
 
-    static func parse(_ data: Data, allowTrailingCommas: Bool) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ data: Data, allowTrailingCommas: Bool) throws(JSONParseError) -> JSONValue {
         try parse(data, allowTrailingCommas: allowTrailingCommas, buildingRootMembers: nil)
     }
 
@@ -36,7 +36,7 @@ struct JSONParser {
     ///
     /// Opening a cache reads every payload for a handful of fields; this spares it building each
     /// token's secret and the members it does not index.
-    static func parse(_ data: Data, allowTrailingCommas: Bool, buildingRootMembers built: Set<String>?) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ data: Data, allowTrailingCommas: Bool, buildingRootMembers built: Set<String>?) throws(JSONParseError) -> JSONValue {
         // Parsed in place: the payload is not copied.
         var result: Result<JSONValue, JSONParseError>?
         data.withUnsafeBytes { raw in
@@ -297,7 +297,7 @@ struct JSONParser {
 /// The position of the first byte at or after `start` that ends a run of plain string content:
 /// a quote, a backslash, a control character or a non-ASCII byte (or the end). Eight bytes are
 /// tested at a time, so a long token is crossed in a fraction of a byte-by-byte loop's time.
-func jsonPlainRunEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int {
+package func jsonPlainRunEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int {
     do {
         var index = start
         let count = raw.count

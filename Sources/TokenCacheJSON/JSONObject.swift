@@ -16,7 +16,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     private var index: [String: Int]?
 
     /// Objects with more members than this keep an index.
-    static let indexThreshold = 16
+    package static let indexThreshold = 16
 
     private func position(of key: String) -> Int? {
         if let index { return index[key] }
@@ -88,17 +88,17 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     /// The position of the member for `key`, if any (for readers that take members one by one).
-    func memberPosition(of key: String) -> Int? {
+    package func memberPosition(of key: String) -> Int? {
         position(of: key)
     }
 
     /// The value of the member at `position`.
-    func memberValue(at position: Int) -> JSONValue {
+    package func memberValue(at position: Int) -> JSONValue {
         members[position].value
     }
 
     /// The object without the members whose positions `isTaken` picks, in the same order.
-    func removingMembers(where isTaken: (Int) -> Bool) -> JSONObject {
+    package func removingMembers(where isTaken: (Int) -> Bool) -> JSONObject {
         var result = JSONObject()
         result.members.reserveCapacity(members.count)
         for (position, member) in members.enumerated() where !isTaken(position) { result.members.append(member) }

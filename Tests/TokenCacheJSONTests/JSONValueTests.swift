@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import TokenCacheSchema
+@testable import TokenCacheJSON
 
 @Suite struct JSONValueTests {
     @Test func numbersRoundTripExactly() throws {

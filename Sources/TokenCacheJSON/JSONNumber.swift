@@ -17,7 +17,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Text already checked by the parser.
-    init(validatedText: String) {
+    package init(validatedText: String) {
         self.text = validatedText
     }
 
@@ -43,7 +43,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Advances `index` over a number starting there; `false` when no valid number starts there.
-    static func scan(_ bytes: some RandomAccessCollection<UInt8>, _ index: inout Int) -> Bool {
+    package static func scan(_ bytes: some RandomAccessCollection<UInt8>, _ index: inout Int) -> Bool {
         let start = bytes.startIndex
         func at(_ i: Int) -> UInt8? { i < bytes.count ? bytes[bytes.index(start, offsetBy: i)] : nil }
         func isDigit(_ b: UInt8?) -> Bool { b.map { $0 >= 0x30 && $0 <= 0x39 } ?? false }

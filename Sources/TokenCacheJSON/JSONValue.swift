@@ -66,7 +66,7 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// ``kindName`` with its article, for messages: `an object`, `a string`, …
-    var kindWithArticle: String {
+    package var kindWithArticle: String {
         switch self {
         case .object, .array: "an \(kindName)"
         default: "a \(kindName)"
