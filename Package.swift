@@ -72,13 +72,12 @@ let package = Package(
         ),
 
         // The one door to the backends: parses store specifications (`sqlite:PATH`, `memory`,
-        // `secret-service[:COLLECTION]`, `redis://…`), opens the backend they name, diagnoses it, and
-        // adapts the Secret Service to the interchange's read-only keyring.
+        // `secret-service[:COLLECTION]`, `redis://…`), opens the backend they name and diagnoses it.
         .target(
             name: "CacheStoreLocation",
             dependencies: [
                 "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService",
-                "CacheStoreRedis", "TokenCacheInterchange",
+                "CacheStoreRedis",
             ]
         ),
 
@@ -119,6 +118,9 @@ let package = Package(
             ]
         ),
 
+        // The Secret Service as the interchange's read-only keyring, for `import sdk` and `dump sdk`.
+        .target(name: "InterchangeSecretService", dependencies: ["CacheStoreSecretService", "TokenCacheInterchange"]),
+
         // The C ABI: @_cdecl functions over the engine, the blob level and the entry writer.
         .target(
             name: "TokenCacheC",
@@ -130,6 +132,7 @@ let package = Package(
             dependencies: [
                 "CacheStore",
                 "CacheStoreLocation",
+                "InterchangeSecretService",
                 "TokenCache",
                 "TokenCacheInterchange",
                 "TokenCacheJSON",

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CacheStoreLocation
+import InterchangeSecretService
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CacheStoreLocation
+import InterchangeSecretService
 import Foundation
 import TokenCacheInterchange
 
