@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "TokenCacheJSON", targets: ["TokenCacheJSON"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
+        .library(name: "TokenCacheDisplay", targets: ["TokenCacheDisplay"]),
         .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
         // The C ABI (include/tokencache.h): libtokencache.so, installed by scripts/install.sh.
@@ -104,14 +105,25 @@ let package = Package(
         // The engine: save token responses, look up tokens and accounts, remove accounts.
         .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheJSON", "TokenCacheSchema"]),
 
+        // How items and text are shown: terminal-safe text, the payload view of `dump` with secrets
+        // redacted by an allow-list.
+        .target(
+            name: "TokenCacheDisplay",
+            dependencies: [
+                "CacheStore", "KeyedArchive", "TokenCacheJSON", "TokenCacheSchema",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
         // Files in and out of the store: MSAL unified JSON (import and export), the MSAL.NET 2.x
-        // dictionary (import), the keychain-items format; the payload view of `dump`.
+        // dictionary (import), the keychain-items format, the ADAL formats, the Linux SDKs' caches.
         .target(
             name: "TokenCacheInterchange",
             dependencies: [
                 "CacheStore",
                 "KeyedArchive",
                 "PrivateFiles",
+                "TokenCacheDisplay",
                 "TokenCacheJSON",
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -134,6 +146,7 @@ let package = Package(
                 "CacheStoreLocation",
                 "InterchangeSecretService",
                 "TokenCache",
+                "TokenCacheDisplay",
                 "TokenCacheInterchange",
                 "TokenCacheJSON",
                 "TokenCacheSchema",
@@ -176,6 +189,7 @@ let package = Package(
         ),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "TestSupport"]),
         .testTarget(name: "TokenCacheJSONTests", dependencies: ["TokenCacheJSON", "TestSupport"]),
+        .testTarget(name: "TokenCacheDisplayTests", dependencies: ["TokenCacheDisplay", "TokenCacheJSON", "TokenCacheSchema", "CacheStore"]),
         .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "TokenCacheJSON", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
         .testTarget(
             name: "CacheStoreEncryptionTests",
@@ -197,14 +211,14 @@ let package = Package(
         .testTarget(
             name: "TokenCacheInterchangeTests",
             dependencies: [
-                "TokenCacheInterchange", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
+                "TokenCacheInterchange", "TokenCacheDisplay", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
                 "CacheStoreSQLite", "TestSupport",
             ]
         ),
         .testTarget(
             name: "tokencacheTests",
             dependencies: [
-                "TestSupport", "tokencache", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
+                "TestSupport", "tokencache", "TokenCache", "TokenCacheDisplay", "TokenCacheJSON", "TokenCacheSchema", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
                 "CacheStoreLocation", "TokenCacheInterchange", "CacheStoreSecretService",
             ]
         ),

@@ -33,7 +33,7 @@ let package = Package(
         fuzzTarget("FuzzUnifiedItem", ["TokenCacheSchema", "TokenCacheJSON", "CacheStore"]),
         fuzzTarget("FuzzKeychainItems", ["TokenCacheInterchange", "CacheStore"]),
         // The chain after an import: every lookup, listing, dump and export of what was imported.
-        fuzzTarget("FuzzImportChain", ["TokenCacheInterchange", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory"]),
+        fuzzTarget("FuzzImportChain", ["TokenCacheInterchange", "TokenCacheDisplay", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory"]),
     ],
     swiftLanguageModes: [.v6]
 )

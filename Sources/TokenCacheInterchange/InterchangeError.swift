@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import TokenCacheDisplay
 import TokenCacheJSON
 import TokenCacheSchema
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CacheStore
 import Foundation
+import TokenCacheDisplay
 import TokenCacheInterchange
 import TokenCacheJSON
 

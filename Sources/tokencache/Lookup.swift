@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TokenCacheDisplay
 import TokenCacheInterchange
 import TokenCacheSchema
 

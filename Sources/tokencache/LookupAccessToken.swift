@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenCache
+import TokenCacheDisplay
 import TokenCacheInterchange
 
 struct LookupAccessToken: ParsableCommand {

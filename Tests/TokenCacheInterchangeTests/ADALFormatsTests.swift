@@ -3,6 +3,7 @@ import Foundation
 import KeyedArchive
 import Testing
 import TokenCache
+import TokenCacheDisplay
 import TokenCacheInterchange
 import TokenCacheJSON
 import TokenCacheSchema

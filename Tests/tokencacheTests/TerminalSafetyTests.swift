@@ -3,6 +3,7 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import Testing
+import TokenCacheDisplay
 import TokenCacheInterchange
 import TokenCacheJSON
 import TokenCacheSchema

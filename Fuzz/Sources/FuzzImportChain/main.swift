@@ -4,6 +4,7 @@ import Foundation
 import FuzzSupport
 import KeyedArchive
 import TokenCache
+import TokenCacheDisplay
 import TokenCacheInterchange
 import TokenCacheJSON
 import TokenCacheSchema

@@ -1,9 +1,11 @@
 import CacheStore
 import Foundation
 import Testing
-import TokenCacheInterchange
+import TokenCacheDisplay
 import TokenCacheJSON
 import TokenCacheSchema
+
+private let group = "com.microsoft.adalcache"
 
 @Suite struct PayloadViewTests {
     static let item = StoreItem(

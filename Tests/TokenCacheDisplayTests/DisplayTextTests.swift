@@ -1,5 +1,5 @@
 import Testing
-import TokenCacheInterchange
+import TokenCacheDisplay
 
 @Suite("Display text: nothing from a file reaches the terminal raw")
 struct DisplayTextTests {
