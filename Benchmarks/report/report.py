@@ -235,6 +235,24 @@ def _log_ticks(low, high):
     return [10 ** e for e in range(first, last + 1)]
 
 
+def tick_label(ns):
+    """A power of ten as a short duration: 10 µs, 100 ms, 1 s."""
+    for unit, size in (("s", 1e9), ("ms", 1e6), ("µs", 1e3), ("ns", 1)):
+        if ns >= size * 0.9995:
+            return "{:,.0f} {}".format(ns / size, unit)
+    return "%g ns" % ns
+
+
+def _spread(positions, gap):
+    """Label positions (y) moved apart to at least `gap`, keeping their order."""
+    order = sorted(range(len(positions)), key=lambda i: positions[i])
+    placed = list(positions)
+    for before, after in zip(order, order[1:]):
+        if placed[after] - placed[before] < gap:
+            placed[after] = placed[before] + gap
+    return placed
+
+
 def _esc(text):
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -248,9 +266,13 @@ def chart_svg(python, title=None):
     kinds = [k for k in KINDS if any(k in results[s] for s in sizes)]
     panels = [("silent", "Silent lookup (acquire_token_silent)"),
               ("save", "Saving a token response (persisted)")]
-    width, height = 980, 470
-    panel_w, panel_h = 380, 300
-    origins = [(90, 70), (570, 70)]
+    foot = []
+    if python.get("machine"):
+        foot.append(python["machine"])
+    foot.extend(python.get("notes", []))
+    width, height = 1010, 452 + 20 * ((len(kinds) + 1) // 2) + 14 * len(foot)
+    panel_w, panel_h = 370, 300
+    origins = [(100, 70), (590, 70)]
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
            'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="13">' % (width, height, width, height),
            '<rect width="100%" height="100%" fill="white"/>']
@@ -278,15 +300,22 @@ def chart_svg(python, title=None):
                    % (ox, oy, panel_w, panel_h))
         for tick in ticks:
             y = y_of(tick)
-            out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (ox, y, ox + panel_w, y))
+            out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ccc"/>' % (ox, y, ox + panel_w, y))
             out.append('<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>'
-                       % (ox - 6, y, _esc(duration(tick))))
+                       % (ox - 6, y, _esc(tick_label(tick))))
+            for minor in (2, 5):
+                if tick * minor < ymax:
+                    ym = y_of(tick * minor)
+                    out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#eee"/>' % (ox, ym, ox + panel_w, ym))
+        out.append('<text transform="translate(%d,%d) rotate(-90)" text-anchor="middle" font-size="12">'
+                   'p50 per call</text>' % (ox - 62, oy + panel_h // 2))
         for size in sizes:
             x = x_of(size)
             out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (x, oy, x, oy + panel_h))
             out.append('<text x="%.1f" y="%d" text-anchor="middle">{:,}</text>'.format(size) % (x, oy + panel_h + 18))
         out.append('<text x="%d" y="%d" text-anchor="middle">accounts in the cache</text>'
                    % (ox + panel_w // 2, oy + panel_h + 40))
+        labels = []
         for kind in kinds:
             points = [(size, results[size][kind][key]["p50_us"] * 1000) for size in sizes
                       if kind in results[size] and key in results[size][kind]]
@@ -299,11 +328,13 @@ def chart_svg(python, title=None):
             for s, v in points:
                 out.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s, %s accounts: %s</title></circle>'
                            % (x_of(s), y_of(v), COLORS[kind], _esc(LABELS[kind]), "{:,}".format(s), duration(v)))
-            last_size, last_value = points[-1]
+            labels.append((kind, points[-1]))
+        ys = _spread([y_of(v) for _, (_, v) in labels], 13)
+        for (kind, (s, v)), y in zip(labels, ys):
             out.append('<text x="%.1f" y="%.1f" font-size="11" fill="%s" dominant-baseline="middle">%s</text>'
-                       % (x_of(last_size) + 8, y_of(last_value), COLORS[kind], _esc(duration(last_value))))
+                       % (x_of(s) + 8, y, COLORS[kind], _esc(duration(v))))
     # The legend, with what each cache kind is and where a size is missing.
-    ly = oy + panel_h + 62
+    ly = oy + panel_h + 66
     lx = 90
     for kind in kinds:
         missing = [s for s in sizes if kind not in results[s]]
@@ -320,11 +351,8 @@ def chart_svg(python, title=None):
             lx = 530
         else:
             lx, ly = 90, ly + 20
-    foot = []
-    if python.get("machine"):
-        foot.append(python["machine"])
-    foot.extend(python.get("notes", []))
-    ly = max(ly + 24, height - 14 * len(foot) - 6)
+    ly += 6 if lx != 90 else -14
+    ly += 20
     for note in foot:
         out.append('<text x="90" y="%d" font-size="11" fill="#555">%s</text>' % (ly, _esc(note)))
         ly += 14
