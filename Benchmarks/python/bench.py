@@ -267,6 +267,9 @@ def main():
     parser.add_argument("--sizes", default=None, help="comma-separated account counts (default 1000,10000)")
     parser.add_argument("--kinds", default=",".join(KINDS), help="which caches (default: all four)")
     parser.add_argument("--seeds", help="a folder to keep (and reuse) the caches MSAL Python writes")
+    parser.add_argument("--skip", default="", help="KIND@SIZE,... not to run (noted in the JSON), e.g. extensions@100000")
+    parser.add_argument("--skip-reason", action="append", default=[], metavar="KIND@SIZE=WHY",
+                        help="why a --skip was made, for the note")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     # SQLite stores' data keys in a 0600 file beside them: no keyring needed (or touched).
@@ -285,6 +288,12 @@ def main():
             notes.append("tokencache, partition mode: not run (%s)" % why)
             print("bench: note: %s" % notes[-1], file=sys.stderr)
             kinds.remove("tokencache-partitions")
+    skipped = {tuple(item.split("@")) for item in args.skip.split(",") if item}
+    reasons = dict(item.split("=", 1) for item in args.skip_reason)
+    for kind, size in sorted(skipped, key=lambda ks: (ks[0], int(ks[1]))):
+        reason = reasons.get("%s@%s" % (kind, size))
+        notes.append("%s: not run at %s accounts%s" % (
+            LABELS.get(kind, kind), "{:,}".format(int(size)), " (%s)" % reason if reason else ""))
     if args.seeds:
         os.makedirs(args.seeds, exist_ok=True)
     load = os.getloadavg()[0]
@@ -294,6 +303,8 @@ def main():
             seed = seed_cache(size, directory, args.seeds)
             all_results[size] = {}
             for kind in kinds:
+                if (kind, str(size)) in skipped:
+                    continue
                 sub = os.path.join(directory, kind)
                 os.mkdir(sub, 0o700)
                 began = time.perf_counter()
