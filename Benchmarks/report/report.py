@@ -201,6 +201,12 @@ def python_table(python):
                     cell += ", not persisted"
                 cells.append(cell)
             lines.append("| {:,} | {} | {} |".format(size, LABELS[kind], " | ".join(cells)))
+    about = []
+    if python.get("machine"):
+        about.append("One run of bench.py on a %s." % python["machine"])
+    about.extend(note + ("" if note.endswith(".") else ".") for note in python.get("notes", []))
+    if about:
+        lines += [""] + about
     return "\n".join(lines)
 
 
