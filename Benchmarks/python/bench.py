@@ -48,6 +48,8 @@ SCOPES = ["User.Read"]
 KINDS = ("memory", "extensions", "tokencache", "tokencache-partitions")
 LABELS = {"memory": "(a) MSAL in-memory", "extensions": "(b) msal-extensions file",
           "tokencache": "(c) tokencache plugin", "tokencache-partitions": "(d) tokencache, partition mode"}
+NAMES = {"memory": "MSAL Python in-memory", "extensions": "msal-extensions", "tokencache": "tokencache",
+         "tokencache-partitions": "tokencache, partition mode"}
 # What `loading=` is given for (d); TOKENCACHE_BENCH_LOADING overrides it.
 PARTITION_LOADING = os.environ.get("TOKENCACHE_BENCH_LOADING", "partitions")
 
@@ -299,9 +301,9 @@ def main():
     for kind, size in sorted(skipped, key=lambda ks: (ks[0], int(ks[1]))):
         reason = reasons.get("%s@%s" % (kind, size))
         notes.append("%s: not run at %s accounts%s" % (
-            LABELS.get(kind, kind), "{:,}".format(int(size)), " (%s)" % reason if reason else ""))
+            NAMES.get(kind, kind), "{:,}".format(int(size)), " (%s)" % reason if reason else ""))
     if "extensions" in kinds and any(size >= 100_000 and ("extensions", str(size)) not in skipped for size in sizes):
-        notes.append("(b) msal-extensions at 100,000 accounts and more: two saves, and neither the silent call "
+        notes.append("msal-extensions at 100,000 accounts and more: two saves, and neither the silent call "
                      "after another process's save nor get_accounts(), which need more saves (each rewrites "
                      "the whole file)")
     if args.seeds:

@@ -29,6 +29,7 @@ import math
 import os
 import re
 import sys
+import textwrap
 
 # Every Swift benchmark in the order of the table, with its goal (p50) in nanoseconds, or None.
 # A benchmark the run has and this list does not is added at the end, without a goal.
@@ -273,9 +274,8 @@ def chart_svg(python, title=None):
     panels = [("silent", "Silent lookup (acquire_token_silent)"),
               ("save", "Saving a token response (persisted)")]
     foot = []
-    if python.get("machine"):
-        foot.append(python["machine"])
-    foot.extend(python.get("notes", []))
+    for note in ([python["machine"]] if python.get("machine") else []) + list(python.get("notes", [])):
+        foot.extend(textwrap.wrap(note, 140, subsequent_indent="    ", break_on_hyphens=False))
     width, height = 1010, 452 + 20 * ((len(kinds) + 1) // 2) + 14 * len(foot)
     panel_w, panel_h = 370, 300
     origins = [(100, 70), (590, 70)]
