@@ -176,7 +176,25 @@ def swift_table(results):
         lines.append("| %s | %s | %s | %s | %s |" % (
             name, "≤ " + duration(goal) if goal else "—", duration(entry["p50"]),
             duration(entry.get("p90")), met))
+    p50 = {name: entry["p50"] for name, entry in results.items()}
+    blob = ["redis: blob per user lookup", "redis: cold partition lookup", "redis: warm lookup",
+            "redis: blob per user save", "redis: save token response"]
+    if all(name in p50 for name in blob):
+        lines += ["", "A blob per user takes %s× the engine's cold partition lookup and %s× its warm lookup to "
+                  "answer, and %s× its save to save (p50)." % (
+                      ratio(p50[blob[0]] / p50[blob[1]]), ratio(p50[blob[0]] / p50[blob[2]]),
+                      ratio(p50[blob[3]] / p50[blob[4]]))]
     return "\n".join(lines)
+
+
+def ratio(value):
+    """A ratio with two or three significant figures: 3.3, 42, 1,360."""
+    if value < 10:
+        return "%.1f" % value
+    if value < 100:
+        return "%.0f" % value
+    digits = int(math.floor(math.log10(value))) - 2
+    return "{:,.0f}".format(round(value, -digits))
 
 
 SCENARIOS = [("silent", "silent, known account"), ("save", "save a token response"),

@@ -66,6 +66,18 @@ def test_swift_table_orders_by_goals_and_judges_the_goal():
     assert table[6] == "| a new benchmark | — | 3.00 µs | 5.00 µs | — |"
 
 
+def test_blob_ratios_follow_the_table():
+    results = {name: {"p50": p50, "p90": None, "mallocs": None} for name, p50 in [
+        ("redis: blob per user lookup", 762_000), ("redis: cold partition lookup", 228_000),
+        ("redis: warm lookup", 560), ("redis: blob per user save", 735_000), ("redis: save token response", 305_000)]}
+    table = report.swift_table(results).splitlines()
+    assert table[-1] == ("A blob per user takes 3.3× the engine's cold partition lookup and 1,360× its warm lookup "
+                         "to answer, and 2.4× its save to save (p50)."), table[-1]
+    assert [report.ratio(v) for v in (3.34, 42.4, 1360.7, 12345)] == ["3.3", "42", "1,360", "12,300"]
+    del results["redis: warm lookup"]
+    assert "blob per user takes" not in report.swift_table(results)
+
+
 def test_python_table_one_row_per_size_and_cache():
     python = report.load_python(os.path.join(FIXTURES, "python.json"))
     table = report.python_table(python).splitlines()
