@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks and writes their results into docs/benchmarks.md (the tables between the
-# `<!-- results:begin -->` and `<!-- python-results:begin -->` markers) and docs/scaling-chart.svg,
-# through Benchmarks/report/report.py. The next run replaces the tables; nothing is appended.
+# `<!-- results:begin -->` and `<!-- python-results:begin -->` markers), docs/scaling.md (the Redis
+# table, `<!-- redis-results:begin -->`) and docs/scaling-chart.svg, through Benchmarks/report/report.py. The next run replaces the tables; nothing is appended.
 #
 #   bash scripts/bench-report.sh                 the Swift benchmarks (full mode) and the Python ones
 #   bash scripts/bench-report.sh --short         the Swift benchmarks in short mode (CI's), Python as usual
@@ -63,5 +63,6 @@ else
     fi
 fi
 
+case " ${args[*]:-} " in *" --swift "*) args+=(--scaling docs/scaling.md) ;; esac
 python3 Benchmarks/report/report.py update --doc docs/benchmarks.md "${args[@]}"
-echo "bench-report: review and commit docs/benchmarks.md and docs/scaling-chart.svg together" >&2
+echo "bench-report: review and commit docs/benchmarks.md, docs/scaling.md, docs/scaling-chart.svg and Benchmarks/report/python-run.json together" >&2

@@ -6,6 +6,8 @@ instead of adding to them:
 
     <!-- results:begin -->         ... <!-- results:end -->          the Swift benchmarks (goal, p50, p90)
     <!-- python-results:begin -->  ... <!-- python-results:end -->   Benchmarks/python/bench.py's table
+    and in docs/scaling.md (--scaling):
+    <!-- redis-results:begin -->   ... <!-- redis-results:end -->    the Redis benchmarks against a blob per user
 
 Inputs:
     --swift FILE   the text output of `cd Benchmarks && swift package benchmark --no-progress`
@@ -16,7 +18,8 @@ Inputs:
     --python FILE  the JSON of `Benchmarks/python/bench.py --json FILE`.
 
 Usage:
-    report.py update --swift OUT.txt --python BENCH.json --doc docs/benchmarks.md --chart docs/scaling-chart.svg
+    report.py update --swift OUT.txt --python BENCH.json --doc docs/benchmarks.md --chart docs/scaling-chart.svg \
+        --scaling docs/scaling.md
     report.py chart --python BENCH.json --out docs/scaling-chart.svg
     report.py --self-check          runs the fixture tests (test_report.py) without pytest
 
@@ -187,6 +190,36 @@ def swift_table(results):
     return "\n".join(lines)
 
 
+REDIS_ROWS = [
+    ("redis: cold partition lookup", "cold partition lookup (store level, 2 round trips)", "redis: blob per user lookup", "a blob lookup"),
+    ("redis: cold partition lookup, through the engine",
+     "cold partition lookup, through the engine (partition mode: read, decode, index, answer)", "redis: blob per user lookup", None),
+    ("redis: warm lookup", "warm lookup", "redis: blob per user lookup", None),
+    ("redis: save token response", "save token response (2 round trips)", "redis: blob per user save", "a blob save"),
+    ("redis: invalidation seen by another engine", "invalidation seen by another engine (from the start of a save)", None, None),
+]
+
+
+def redis_table(results):
+    """docs/scaling.md's table of the Redis benchmarks, each against one blob per user; None without them."""
+    if not any(name in results for name, _, _, _ in REDIS_ROWS):
+        return None
+    goals = dict(GOALS)
+    lines = ["| benchmark | goal (p50) | p50 (p90) | compared with one blob per user |", "|---|---|---|---|"]
+    for name, label, baseline, what in REDIS_ROWS:
+        if name not in results:
+            continue
+        entry, goal = results[name], goals.get(name)
+        measured = duration(entry["p50"]) + (" (%s)" % duration(entry["p90"]) if entry.get("p90") else "")
+        compared = "—"
+        if baseline in results:
+            compared = "%s× faster" % ratio(results[baseline]["p50"] / entry["p50"])
+            if what:
+                compared += " than %s (%s)" % (what, duration(results[baseline]["p50"]))
+        lines.append("| %s | %s | %s | %s |" % (label, "≤ " + duration(goal) if goal else "—", measured, compared))
+    return "\n".join(lines)
+
+
 def ratio(value):
     """A ratio with two or three significant figures: 3.3, 42, 1,360."""
     if value < 10:
@@ -240,6 +273,12 @@ def replace_block(text, name, content):
     if stop < start:
         raise ReportError("%s comes before %s" % (end, begin))
     return text[:start] + "\n" + content.strip("\n") + "\n" + text[stop:]
+
+
+def update_scaling(text, swift):
+    """docs/scaling.md with its Redis table (between the redis-results markers) from the run."""
+    table = redis_table(swift)
+    return text if table is None else replace_block(text, "redis-results", table)
 
 
 def update_document(text, swift=None, python=None):
@@ -396,6 +435,7 @@ def main(argv=None):
     update.add_argument("--swift", help="text output of `swift package benchmark`")
     update.add_argument("--python", help="JSON of Benchmarks/python/bench.py --json")
     update.add_argument("--chart", help="also draw the chart from --python into this SVG file")
+    update.add_argument("--scaling", help="also rewrite the Redis table of this document (docs/scaling.md) from --swift")
     chart = sub.add_parser("chart", help="draw the chart")
     chart.add_argument("--python", required=True)
     chart.add_argument("--out", required=True)
@@ -420,6 +460,13 @@ def main(argv=None):
             with open(args.doc, "w", encoding="utf-8") as f:
                 f.write(new)
             print("report: %s %s" % (args.doc, "rewritten" if new != text else "unchanged"))
+            if args.scaling and swift is not None:
+                with open(args.scaling, encoding="utf-8") as f:
+                    text = f.read()
+                new = update_scaling(text, swift)
+                with open(args.scaling, "w", encoding="utf-8") as f:
+                    f.write(new)
+                print("report: %s %s" % (args.scaling, "rewritten" if new != text else "unchanged"))
             if args.chart:
                 if python is None:
                     parser.error("--chart needs --python")

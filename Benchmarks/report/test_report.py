@@ -78,6 +78,21 @@ def test_blob_ratios_follow_the_table():
     assert "blob per user takes" not in report.swift_table(results)
 
 
+def test_redis_table_for_scaling():
+    results = {name: {"p50": p50, "p90": p90, "mallocs": None} for name, p50, p90 in [
+        ("redis: blob per user lookup", 762_000, None), ("redis: cold partition lookup", 228_000, 302_000),
+        ("redis: warm lookup", 560, 608), ("redis: blob per user save", 735_000, None),
+        ("redis: save token response", 305_000, 344_000)]}
+    table = report.redis_table(results).splitlines()
+    assert table[2] == ("| cold partition lookup (store level, 2 round trips) | ≤ 250 µs | 228 µs (302 µs) | "
+                        "3.3× faster than a blob lookup (762 µs) |"), table[2]
+    assert table[3] == "| warm lookup | ≤ 1.00 µs | 560 ns (608 ns) | 1,360× faster |", table[3]
+    assert len(table) == 5
+    doc = "a\n<!-- redis-results:begin -->\nold\n<!-- redis-results:end -->\nb\n"
+    assert report.update_scaling(doc, results) == "a\n<!-- redis-results:begin -->\n" + "\n".join(table) + "\n<!-- redis-results:end -->\nb\n"
+    assert report.update_scaling(doc, {"account by identifier": {"p50": 1, "p90": 1}}) == doc
+
+
 def test_python_table_one_row_per_size_and_cache():
     python = report.load_python(os.path.join(FIXTURES, "python.json"))
     table = report.python_table(python).splitlines()
