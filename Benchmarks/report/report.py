@@ -8,6 +8,7 @@ instead of adding to them:
     <!-- python-results:begin -->  ... <!-- python-results:end -->   Benchmarks/python/bench.py's table
     and in docs/scaling.md (--scaling):
     <!-- redis-results:begin -->   ... <!-- redis-results:end -->    the Redis benchmarks against a blob per user
+    <!-- open-results:begin -->    ... <!-- open-results:end -->     opening stores of three sizes
 
 Inputs:
     --swift FILE   the text output of `cd Benchmarks && swift package benchmark --no-progress`
@@ -275,10 +276,33 @@ def replace_block(text, name, content):
     return text[:start] + "\n" + content.strip("\n") + "\n" + text[stop:]
 
 
+OPEN_ROWS = [
+    ("open store and first lookup", "10,600 items (1,000 users)"),
+    ("open store and first lookup, 10,000 accounts",
+     "116,667 items (10,000 accounts), access tokens left in the store until used"),
+    ("open store and first lookup, partition mode",
+     "1,000,000 items (100,000 accounts), partition mode: one account's partitions"),
+]
+
+
+def open_table(results):
+    """docs/scaling.md's table of opens by store size; None without them."""
+    rows = [(label, results[name]) for name, label in OPEN_ROWS if name in results]
+    if not rows:
+        return None
+    lines = ["| store | open and first lookup, p50 (p90) |", "|---|---|"]
+    for label, entry in rows:
+        lines.append("| %s | %s%s |" % (label, duration(entry["p50"]),
+                                         " (%s)" % duration(entry["p90"]) if entry.get("p90") else ""))
+    return "\n".join(lines)
+
+
 def update_scaling(text, swift):
-    """docs/scaling.md with its Redis table (between the redis-results markers) from the run."""
-    table = redis_table(swift)
-    return text if table is None else replace_block(text, "redis-results", table)
+    """docs/scaling.md with its Redis and open tables (redis-results, open-results markers) from the run."""
+    for name, table in (("redis-results", redis_table(swift)), ("open-results", open_table(swift))):
+        if table is not None:
+            text = replace_block(text, name, table)
+    return text
 
 
 def update_document(text, swift=None, python=None):

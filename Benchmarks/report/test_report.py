@@ -88,9 +88,16 @@ def test_redis_table_for_scaling():
                         "3.3× faster than a blob lookup (762 µs) |"), table[2]
     assert table[3] == "| warm lookup | ≤ 1.00 µs | 560 ns (608 ns) | 1,360× faster |", table[3]
     assert len(table) == 5
-    doc = "a\n<!-- redis-results:begin -->\nold\n<!-- redis-results:end -->\nb\n"
-    assert report.update_scaling(doc, results) == "a\n<!-- redis-results:begin -->\n" + "\n".join(table) + "\n<!-- redis-results:end -->\nb\n"
+    doc = ("a\n<!-- redis-results:begin -->\nold\n<!-- redis-results:end -->\n"
+           "<!-- open-results:begin -->\nold\n<!-- open-results:end -->\nb\n")
+    new = report.update_scaling(doc, results)
+    assert new.startswith("a\n<!-- redis-results:begin -->\n" + "\n".join(table) + "\n<!-- redis-results:end -->\n")
+    assert new.endswith("<!-- open-results:begin -->\nold\n<!-- open-results:end -->\nb\n")  # no opens in the run
     assert report.update_scaling(doc, {"account by identifier": {"p50": 1, "p90": 1}}) == doc
+    opens = report.parse_swift(fixture("swift-text.txt"))
+    new = report.update_scaling(doc, opens)
+    assert ("| 116,667 items (10,000 accounts), access tokens left in the store until used | 104 ms (115 ms) |"
+            in new), new
 
 
 def test_python_table_one_row_per_size_and_cache():
