@@ -65,4 +65,5 @@ fi
 
 case " ${args[*]:-} " in *" --swift "*) args+=(--scaling docs/scaling.md) ;; esac
 python3 Benchmarks/report/report.py update --doc docs/benchmarks.md "${args[@]}"
-echo "bench-report: review and commit docs/benchmarks.md, docs/scaling.md, docs/scaling-chart.svg and Benchmarks/report/python-run.json together" >&2
+echo "bench-report: review and commit docs/benchmarks.md, docs/scaling.md, docs/scaling-chart.svg and" \
+    "Benchmarks/report/python-run.json together; if the machine changed, say so in 'The machine'" >&2
