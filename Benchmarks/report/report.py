@@ -184,10 +184,11 @@ def swift_table(results):
     blob = ["redis: blob per user lookup", "redis: cold partition lookup", "redis: warm lookup",
             "redis: blob per user save", "redis: save token response"]
     if all(name in p50 for name in blob):
-        lines += ["", "A blob per user takes %s× the engine's cold partition lookup and %s× its warm lookup to "
-                  "answer, and %s× its save to save (p50)." % (
-                      ratio(p50[blob[0]] / p50[blob[1]]), ratio(p50[blob[0]] / p50[blob[2]]),
-                      ratio(p50[blob[3]] / p50[blob[4]]))]
+        lines += [""] + textwrap.wrap(
+            "A blob per user takes %s× the engine's cold partition lookup and %s× its warm lookup to "
+            "answer, and %s× its save to save (p50)." % (
+                ratio(p50[blob[0]] / p50[blob[1]]), ratio(p50[blob[0]] / p50[blob[2]]),
+                ratio(p50[blob[3]] / p50[blob[4]])), 100, break_on_hyphens=False)
     return "\n".join(lines)
 
 
@@ -259,7 +260,7 @@ def python_table(python):
         about.append("One run of bench.py on a %s." % python["machine"])
     about.extend(note + ("" if note.endswith(".") else ".") for note in python.get("notes", []))
     if about:
-        lines += [""] + about
+        lines += [""] + textwrap.wrap(" ".join(about), 100, break_on_hyphens=False, break_long_words=False)
     return "\n".join(lines)
 
 

@@ -71,8 +71,8 @@ def test_blob_ratios_follow_the_table():
         ("redis: blob per user lookup", 762_000), ("redis: cold partition lookup", 228_000),
         ("redis: warm lookup", 560), ("redis: blob per user save", 735_000), ("redis: save token response", 305_000)]}
     table = report.swift_table(results).splitlines()
-    assert table[-1] == ("A blob per user takes 3.3× the engine's cold partition lookup and 1,360× its warm lookup "
-                         "to answer, and 2.4× its save to save (p50)."), table[-1]
+    assert " ".join(table[-2:]) == ("A blob per user takes 3.3× the engine's cold partition lookup and 1,360× its "
+                                    "warm lookup to answer, and 2.4× its save to save (p50)."), table[-2:]
     assert [report.ratio(v) for v in (3.34, 42.4, 1360.7, 12345)] == ["3.3", "42", "1,360", "12,300"]
     del results["redis: warm lookup"]
     assert "blob per user takes" not in report.swift_table(results)
@@ -103,8 +103,8 @@ def test_redis_table_for_scaling():
 def test_python_table_one_row_per_size_and_cache():
     python = report.load_python(os.path.join(FIXTURES, "python.json"))
     table = report.python_table(python).splitlines()
-    assert len(table) == 2 + 6 + 3
-    assert table[-2:] == ["One run of bench.py on a fixture machine.", "tokencache-partitions: left out (fixture)."]
+    assert len(table) == 2 + 6 + 2
+    assert table[-1] == "One run of bench.py on a fixture machine. tokencache-partitions: left out (fixture)."
     assert table[2].startswith("| 1,000 | MSAL Python in-memory | 13.0 µs (14.0 µs) | 160 µs (194 µs), not persisted | n/a |")
     assert "| 10,000 | msal-extensions file | 16.0 µs (17.0 µs) | 2.54 s (3.23 s) |" in table[6]
 
