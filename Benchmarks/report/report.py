@@ -364,7 +364,8 @@ def chart_svg(python, title=None):
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
            'font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="13">' % (width, height, width, height),
            '<rect width="100%" height="100%" fill="white"/>']
-    heading = title or "MSAL Python over four token caches: p50 per call against the number of accounts (log-log)"
+    count = {1: "one token cache", 2: "two token caches", 3: "three token caches", 4: "four token caches"}[len(kinds)]
+    heading = title or "MSAL Python over %s: p50 per call against the number of accounts (log-log)" % count
     out.append('<text x="%d" y="28" text-anchor="middle" font-size="16" font-weight="bold">%s</text>'
                % (width // 2, _esc(heading)))
     xmin, xmax = min(sizes) / 1.6, max(sizes) * 1.6

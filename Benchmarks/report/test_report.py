@@ -144,6 +144,7 @@ def test_chart_is_svg_with_a_line_per_cache_and_notes_missing_sizes():
     texts = " ".join(t.text or "" for t in root.iter(ns + "text"))
     assert "tokencache-partitions: left out (fixture)" in texts
     assert "msal-extensions file" in texts and "10,000" in texts
+    assert "MSAL Python over three token caches" in texts
     # A log scale: the silent panel's ticks are powers of ten around 13-16 µs.
     assert "10 µs" in texts and "100 µs" in texts
 
