@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// It keeps the full ``ItemStore`` contract, so it is the reference the other backends are tested
 /// against.
-public final class MemoryStore: ItemStore {
+public final class MemoryStore: ItemStore, PartitionTrackingStore, LookupKeyIndexingStore {
     public let accessGroups: AccessGroups
 
     private struct State {

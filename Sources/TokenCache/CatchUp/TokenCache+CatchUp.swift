@@ -11,7 +11,7 @@ extension TokenCache {
     func catchUp(to stamp: ChangeStamp) throws -> CacheIndex? {
         for _ in 0..<3 {
             guard let revision = state.withLock({ $0.stamp == nil ? nil : $0.revision }) else { return nil }
-            guard let changes = try store.partitionChanges(since: revision) else { return nil }
+            guard let changes = try (store as? any PartitionTrackingStore)?.partitionChanges(since: revision) else { return nil }
             let changed = Array(Set(changes.partitions).filter { store.accessGroups.contains($0.accessGroup) })
             // After a large import by another process one whole read is cheaper than a read per
             // partition (about six items' worth of decoding each).

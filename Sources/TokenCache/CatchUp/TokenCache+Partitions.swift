@@ -54,7 +54,7 @@ extension TokenCache {
     private func revalidate(to stamp: ChangeStamp) throws -> UInt64 {
         let (current, revision, epoch, loaded) = state.withLock { ($0.stamp, $0.revision, $0.loaded.epoch, $0.loaded.partitions) }
         if current == stamp { return epoch }
-        if current != nil, let revision, let changes = try store.partitionChanges(since: revision) {
+        if current != nil, let revision, let changes = try (store as? any PartitionTrackingStore)?.partitionChanges(since: revision) {
             let changed = Array(Set(changes.partitions).filter { loaded[$0] != nil })
             let reads = zip(changed, try changed.isEmpty ? [] : store.readPartitions(changed).map(\.items))
             return state.withLock { state in
@@ -71,7 +71,7 @@ extension TokenCache {
             }
         }
         // Taken before anything is read again, as in whole-store mode.
-        let fresh = try store.partitionChanges(since: nil)?.revision
+        let fresh = try (store as? any PartitionTrackingStore)?.partitionChanges(since: nil)?.revision
         return state.withLock { state in
             guard state.loaded.epoch == epoch else { return state.loaded.epoch }
             state.index = CacheIndex(items: [])
@@ -144,7 +144,7 @@ extension TokenCache {
         case .username(let username):
             let legacy = LegacyCacheKey(authority: "", resource: nil, clientId: "", userId: username).account
             var partitions = groups.flatMap { group in [legacy, "", AccountMetadata.keyAccount].map { PartitionID(accessGroup: group, account: $0) } }
-            if let found = try store.partitions(withLookupKey: LookupKey.username(username)) {
+            if let found = try store.lookupKeyIndex?.partitions(withLookupKey: LookupKey.username(username)) {
                 partitions += found
             } else {
                 // No index to ask: find the accounts by reading everything once.
@@ -224,7 +224,7 @@ extension TokenCache {
         keepingLookupKeys: Bool, need: PartitionNeed?, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> (batch: BatchResult, result: Result) {
         guard case .partitions(let limit) = configuration.loading else { preconditionFailure("partition mode only") }
-        let keys = keepingLookupKeys && store.keepsLookupKeys
+        let keys = keepingLookupKeys && store.lookupKeyIndex != nil
         var needed = store.accessGroups.all.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
         for _ in 0..<5 {
             let epoch = try revalidate(to: try store.changeStamp())

@@ -51,7 +51,7 @@ extension TokenCache {
     /// Whether a batch must carry lookup keys: the store keeps them and the batch changes an item
     /// that gives its partition one.
     func needsLookupKeys(_ batch: [StoreOperation]) -> Bool {
-        store.keepsLookupKeys && batch.contains(where: LookupKey.changesKeys)
+        store.lookupKeyIndex != nil && batch.contains(where: LookupKey.changesKeys)
     }
 
     /// Builds the store's lookup-key index when it keeps one but has none it can vouch for (a store
@@ -59,7 +59,7 @@ extension TokenCache {
     /// and the groups declared complete, in one batch planned under the store's write lock, so a
     /// concurrent writer's keys are not lost. A failure only means it is tried after the next read.
     func backfillLookupKeysIfNeeded() {
-        guard store.keepsLookupKeys, (try? store.partitions(withLookupKey: LookupKey.username(""))) == .some(nil) else { return }
+        guard let keys = store.lookupKeyIndex, (try? keys.partitions(withLookupKey: LookupKey.username(""))) == .some(nil) else { return }
         _ = try? commitPlanned(keepingLookupKeys: false) { index in
             var index = index
             let groups = store.accessGroups.all.map { StoreOperation.declareLookupKeysComplete(accessGroup: $0) }
@@ -70,7 +70,7 @@ extension TokenCache {
     /// The backfill of partition loading mode, whose index never holds every partition: planned on
     /// a read of the whole store under its write lock. Run after a username lookup had to scan.
     func backfillLookupKeysOverWholeStore() {
-        guard store.keepsLookupKeys else { return }
+        guard store.lookupKeyIndex != nil else { return }
         _ = try? store.applyPlanned { _, allItems in
             var index = CacheIndex(items: try allItems())
             return index.allLookupKeys() + store.accessGroups.all.map { StoreOperation.declareLookupKeysComplete(accessGroup: $0) }
