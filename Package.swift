@@ -72,8 +72,8 @@ let package = Package(
             dependencies: ["CacheStore", "CacheStoreEncryption", "CHiredis", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
-        // The one door to the backends: parses store specifications (`sqlite:PATH`, `memory`,
-        // `secret-service[:COLLECTION]`, `redis://…`), opens the backend they name and diagnoses it.
+        // The one door to the backends: parses store specifications (StoreSpecification.forms),
+        // opens the backend they name and diagnoses it.
         .target(
             name: "CacheStoreLocation",
             dependencies: [

@@ -117,8 +117,8 @@ const char *tokencache_error_remedy(const tokencache_error_t *error);
 /**
  * Opens (creating if needed) a store and the engine over it.
  *
- * `store`: a store specification as the CLI takes it: "sqlite:PATH" (a relative PATH starts at the
- * current directory), "memory" (this handle only), "secret-service" or "secret-service:COLLECTION".
+ * `store`: a store specification as the CLI's --store takes it (its forms are listed once, by
+ * `tokencache --help` and in docs/architecture.md, "Store selection"), e.g. "sqlite:/srv/app.sqlite".
  * NULL opens what the CLI opens: TOKENCACHE_STORE, else $XDG_DATA_HOME/tokencache/cache.sqlite
  * (~/.local/share/... when XDG_DATA_HOME is unset).
  *

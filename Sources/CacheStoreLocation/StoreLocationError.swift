@@ -4,7 +4,7 @@ import CacheStore
 /// cannot be understood, or no place for the default store. Says nothing of how the value was given
 /// (a flag, a variable); the caller adds that.
 public enum StoreLocationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A store specification (`sqlite:PATH`, `memory`, `secret-service[:COLLECTION]`) that cannot be understood.
+    /// A store specification (``StoreSpecification/forms``) that cannot be understood.
     case invalidSpecification(String, reason: String)
     /// Neither `XDG_DATA_HOME` nor `HOME` is an absolute path, so the default store has no place.
     case noDefaultLocation

@@ -7,6 +7,7 @@ import Musl
 import Darwin
 #endif
 import CacheStore
+import PrivateFiles
 
 /// Why a SQLite store could not be opened or used.
 public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
@@ -28,7 +29,7 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         case .sqlite(let error):
             return error.description
         case .cannotCreate(let path, let code):
-            return "cannot create \(path): \(String(cString: strerror(code)))"
+            return "cannot create \(path): \(systemErrorText(code))"
         case .notATokenCacheStore(let path):
             return "\(path) is a SQLite database of another program, not a tokencache store (the file was left unchanged)"
         case .unsafeFile(let path, let problem, let fix):

@@ -75,7 +75,13 @@ public struct PrivateFileError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// The system's words for ``code``.
-    public var reason: String { String(cString: strerror(code)) }
+    public var reason: String { systemErrorText(code) }
 
     public var description: String { "cannot \(operation) \(path): \(reason)" }
+}
+
+/// The system's words for an `errno` value (`strerror`), for messages: the one place the modules
+/// that work with files turn a code into text.
+public func systemErrorText(_ code: Int32) -> String {
+    String(cString: strerror(code))
 }

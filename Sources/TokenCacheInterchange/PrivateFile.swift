@@ -41,6 +41,6 @@ public enum PrivateFile {
     }
 
     private static func lastError() -> String {
-        String(cString: strerror(errno))
+        systemErrorText(errno)
     }
 }

@@ -9,7 +9,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The store: sqlite:PATH, secret-service[:COLLECTION], redis://HOST[:PORT][/DB][?OPTIONS], redis+unix:///SOCKET or memory (default: TOKENCACHE_STORE, else $XDG_DATA_HOME/tokencache/cache.sqlite).",
+            "The store: \(StoreSpecification.forms) (default: TOKENCACHE_STORE, else $XDG_DATA_HOME/tokencache/cache.sqlite).",
             valueName: "store"))
     var store: String?
 

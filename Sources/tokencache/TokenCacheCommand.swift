@@ -1,4 +1,5 @@
 import ArgumentParser
+import CacheStoreLocation
 import Foundation
 
 @main
@@ -7,9 +8,8 @@ struct TokenCacheCommand: ParsableCommand {
         commandName: "tokencache",
         abstract: "Inspect and manage a unified MSAL/ADAL token cache.",
         discussion: """
-            The store is chosen with --store or TOKENCACHE_STORE: sqlite:PATH, secret-service (the \
-            login keyring), secret-service:COLLECTION or memory; by default \
-            it is $XDG_DATA_HOME/tokencache/cache.sqlite. Secrets are never printed unless a command \
+            The store is chosen with --store or TOKENCACHE_STORE: \(StoreSpecification.forms); by \
+            default it is $XDG_DATA_HOME/tokencache/cache.sqlite. Secrets are never printed unless a command \
             is given --reveal-secrets.
 
             Exit status: 0 ok, 1 not found, 2 usage, 65 bad input data, 74 I/O or backend unavailable.

@@ -1,6 +1,6 @@
 """Exceptions of the tokencache binding, one per error category of the C ABI.
 
-The category numbers are the ABI's (`TC_ERROR_*` in `tokencache.h`); they never change. A message
+The category numbers are the ABI's (`TOKENCACHE_ERROR_*` in `tokencache.h`); they never change. A message
 never contains a token or any other secret.
 """
 
