@@ -77,7 +77,7 @@ let package = Package(
             name: "CacheStoreLocation",
             dependencies: [
                 "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService",
-                "CacheStoreRedis", "TokenCacheInterchange",
+                "CacheStoreRedis", "PrivateFiles", "TokenCacheInterchange",
             ]
         ),
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheSchema
 
 /// The claims of an ID token, read without verifying its signature (the cache stores what the

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 @_spi(Indexing) import TokenCacheSchema
 
 /// Something the index keeps in lists that follow the store's order.

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheSchema
 
 /// The MSAL JSON entries legacy ADAL entries stand for, as ``TokenCache/search(_:)`` yields them.

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheSchema
 
 /// Something the importer noticed about one entry: where it is and what it did about it.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a `keychain-items` document could not be read. Never includes item data.
 public enum KeychainItemsFormatError: Error, Sendable, CustomStringConvertible, Equatable {

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The fast path of ``Credential/init(indexing:)``: one pass over the payload bytes that reads the
 /// fields an index compares straight into a ``Credential``, building no JSON tree.

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 
 /// A legacy ADAL token entry: the `ADTokenCacheStoreItem` keyed archive ADAL 1.x/2.x and

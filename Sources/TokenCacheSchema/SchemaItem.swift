@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What the four unified-schema items (``Credential``, ``Account``, ``AppMetadata``,
 /// ``AccountMetadata``) share: a keychain key, a JSON payload, and the store item the two make.

@@ -1,6 +1,10 @@
 import ArgumentParser
-import CacheStore
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheInterchange
 import TokenCacheSchema
 
@@ -40,7 +44,7 @@ struct Dump: ParsableCommand {
             text += "  type:    \(item.type.map(String.init) ?? "(none)")\n"
             let view = PayloadView.object(for: item, revealSecrets: revealSecrets)
             if let payload = view["payload"] {
-                let pretty = PayloadView.prettyPrinted(payload).dropLast().replacingOccurrences(of: "\n", with: "\n    ")
+                let pretty = PayloadView.prettyPrinted(payload).dropLast().replacingEvery("\n", with: "\n    ")
                 text += "  payload: \(pretty)\n"
             } else if revealSecrets {
                 text += "  data:    \(item.data.base64EncodedString()) (\(item.data.count) bytes, not JSON; Base64)\n"

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheInterchange
 
 extension SDKCacheSelection: ExpressibleByArgument {}
