@@ -2,14 +2,15 @@
 /// standard library's own Unicode data (no ICU). Shared by the store, engine and interchange modules
 /// through `@_spi(Text)`; not part of the store API.
 @_spi(Text) public enum UnicodeWhitespace: Sendable {
-    /// Foundation's `.whitespaces`: the space separators (general category Zs) and the tab.
+    /// Foundation's `.whitespaces`: the space separators (general category Zs), the tab, and U+200B
+    /// ZERO WIDTH SPACE, which Foundation still counts as a space separator.
     case whitespaces
     /// Foundation's `.whitespacesAndNewlines`: ``whitespaces`` and U+000A–U+000D, U+0085, U+2028, U+2029.
     case whitespacesAndNewlines
 
     /// Whether `scalar` is in the set.
     public func contains(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator { return true }
+        if scalar == "\t" || scalar == "\u{200B}" || scalar.properties.generalCategory == .spaceSeparator { return true }
         guard self == .whitespacesAndNewlines else { return false }
         switch scalar.value {
         case 0x0A...0x0D, 0x85, 0x2028, 0x2029: return true
