@@ -78,7 +78,7 @@ let package = Package(
             name: "CacheStoreLocation",
             dependencies: [
                 "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService",
-                "CacheStoreRedis",
+                "CacheStoreRedis", "PrivateFiles",
             ]
         ),
 

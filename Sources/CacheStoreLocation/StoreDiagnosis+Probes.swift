@@ -2,7 +2,19 @@
 import CacheStoreEncryption
 import CacheStoreSQLite
 import CacheStoreSecretService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PrivateFiles
 
 // The checks of a diagnosis, in the order of `StoreDiagnosis.probes`. Each looks at one thing and
 // returns [] when it does not apply to the store at hand.
@@ -105,7 +117,7 @@ extension StoreDiagnosis {
     /// The store's file, directory, log and key file: present, and private.
     static func sqliteFiles(_ findings: inout Findings) -> [Check] {
         guard case .sqlite(let path) = findings.specification else { return [] }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathComponents.directory(of: path)
         guard FileManager.default.fileExists(atPath: path) else {
             findings.finished = true
             let writable = FileManager.default.fileExists(atPath: directory) ? access(directory, W_OK) == 0 : true

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension RedisStore: PartitionTrackingStore, DamageReportingStore {
     /// The partitions changed since `revision`, from the invalidations tracking pushed to this

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The lookup-key index (see ``StoreOperation/setLookupKeys(_:keys:)``): a partition's keys are its
 /// `.keys` field, written in the partition's own transaction; the per-group index hashes map each

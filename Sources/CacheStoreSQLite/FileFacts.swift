@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PrivateFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -79,7 +84,7 @@ public struct FileFacts: Sendable, Hashable {
 
     /// The facts of the directory holding `path`.
     public static func directory(holding path: String) -> FileFacts {
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathComponents.directory(of: path)
         let directory = parent.isEmpty ? "." : parent
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {

@@ -1,7 +1,11 @@
 import CSQLite
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// What `doctor` and a linked library may ask of a store beyond the contract: integrity, counts,

@@ -1,7 +1,11 @@
 import CSQLite
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Partitions (schema 3): each partition's revision, catching up by partition, and the lookup-key
 /// index. See docs/architecture.md, "Partitions and lookup keys".

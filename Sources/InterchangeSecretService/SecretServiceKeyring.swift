@@ -1,5 +1,9 @@
 import CacheStoreSecretService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheInterchange
 
 /// The Secret Service as the interchange's read-only ``SDKKeyring``: lookups by attributes, and

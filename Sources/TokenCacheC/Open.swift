@@ -5,7 +5,11 @@ import Musl
 #endif
 import CacheStore
 import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
 
 @_cdecl("tokencache_open")

@@ -1,6 +1,10 @@
-import CacheStore
+@_spi(Hex) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
 import TokenCacheJSON
 import TokenCacheSchema
@@ -27,7 +31,7 @@ public enum PayloadView {
     /// The marker shown in place of a payload that is not a JSON object (or does not decode): its
     /// size and the first 12 hex digits of its SHA-256, enough to tell two payloads apart.
     public static func marker(forPayload data: Data) -> String {
-        let digest = SHA256.hash(data: data).prefix(6).map { String(format: "%02x", $0) }.joined()
+        let digest = lowercaseHex(SHA256.hash(data: data).prefix(6))
         return "<redacted: \(data.count) bytes, sha256 \(digest)…>"
     }
 

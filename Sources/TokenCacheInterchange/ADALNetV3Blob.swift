@@ -1,4 +1,9 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheJSON
 import TokenCacheSchema
 
@@ -99,7 +104,7 @@ public enum ADALNetV3Blob {
             string(entry.key)
             // DataContractJsonSerializer escapes every '/' — and recognizes a date only in its
             // escaped form, "\/Date(…)\/".
-            string(JSONValue.object(entry.value).serializedString().replacingOccurrences(of: "/", with: "\\/"))
+            string(JSONValue.object(entry.value).serializedString().replacingEvery("/", with: "\\/"))
         }
         return Data(out)
     }

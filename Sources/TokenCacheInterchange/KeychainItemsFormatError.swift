@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import CacheStore
 
 /// Why a `keychain-items` document could not be read. Never includes item data.

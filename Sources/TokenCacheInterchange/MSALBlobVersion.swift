@@ -1,6 +1,10 @@
 import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheJSON
 import TokenCacheSchema
 

@@ -1,5 +1,10 @@
+@_spi(Text) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheJSON
 import TokenCacheSchema
 
@@ -14,7 +19,7 @@ enum MSALKeys {
         let client = credential.clientId ?? ""
         switch credential.credentialType {
         case .refreshToken, .familyRefreshToken, .boundRefreshToken, .primaryRefreshToken:
-            let family = credential.familyId.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+            let family = credential.familyId.flatMap { $0.trimming(.whitespaces).isEmpty ? nil : $0 }
             return join([hai, env, "refreshtoken", family ?? client, "", ""])
         case .idToken, .v1IdToken:
             return join([hai, env, "idtoken", client, credential.realm ?? "", ""])

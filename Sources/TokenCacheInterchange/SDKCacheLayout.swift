@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // The token caches the Microsoft SDKs keep on Linux, and their import.
 //
@@ -107,7 +111,7 @@ public enum SDKCacheLayout: String, Sendable, Hashable, CaseIterable, CustomStri
 
     static func home(_ environment: [String: String]) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }
-        return NSHomeDirectory()
+        return FileManager.default.homeDirectoryForCurrentUser.path
     }
 }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One attribute of a keyring item.
 public struct SDKAttribute: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A strict RFC 8259 parser (plus BOM and optional trailing commas) producing ``JSONValue``.
 package struct JSONParser {

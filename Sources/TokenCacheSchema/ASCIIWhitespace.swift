@@ -1,4 +1,16 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension UInt8 {
     /// Whether the byte is ASCII white space or a newline as Foundation's `.whitespacesAndNewlines`
@@ -51,6 +63,6 @@ extension String {
             return isPlain(first) && isPlain(last)
         }
         if plainEnds == true { return self }
-        return trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimming(.whitespacesAndNewlines)
     }
 }

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Credential {
     /// Reads a stored credential item for an index: it accepts and rejects exactly the items

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheJSON
 
 /// A credential item of the unified cache: access token, refresh token, ID token, family refresh

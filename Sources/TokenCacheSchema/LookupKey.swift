@@ -1,6 +1,10 @@
 @_spi(Hex) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The lookup keys the token cache files partitions under (``StoreOperation/setLookupKeys(_:keys:)``),
 /// so a store can answer "which partitions hold this username" without a scan.

@@ -1,4 +1,16 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension ItemKey {
     /// Normalizes a key component the way the Apple libraries do (`msidNormalizedString`, the
@@ -41,7 +53,7 @@ private func normalizedKeyPart(_ string: String) -> String {
         }
         fallthrough
     case .nonASCII:
-        return string.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        return string.trimming(.whitespacesAndNewlines).lowercased()
     }
 }
 
@@ -110,6 +122,6 @@ extension String {
         // Any ASCII byte that is not white space settles it without Foundation (this runs for every
         // refresh token's key); only text of white space and non-ASCII takes the general test.
         if utf8.contains(where: { $0 < 0x80 && !$0.isASCIIWhitespace }) { return false }
-        return trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        return trimming(.whitespacesAndNewlines).isEmpty
     }
 }

@@ -1,6 +1,11 @@
 import ArgumentParser
 import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheSchema
 import TokenCacheJSON
 
 struct Doctor: ParsableCommand {

@@ -1,6 +1,10 @@
 import ArgumentParser
-import InterchangeSecretService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import InterchangeSecretService
 import TokenCacheInterchange
 
 extension SDKCacheSelection: ExpressibleByArgument {}

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct Repair: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,11 @@
 import ArgumentParser
 import CacheStore
 import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
 
 /// The options every command that opens a store accepts.

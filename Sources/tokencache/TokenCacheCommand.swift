@@ -1,6 +1,10 @@
 import ArgumentParser
-import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import CacheStoreLocation
 
 @main
 struct TokenCacheCommand: ParsableCommand {
@@ -26,8 +30,8 @@ struct TokenCacheCommand: ParsableCommand {
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(Status.usage)
+                StandardStream.error.send(fullMessage(for: error) + "\n")
+                exit(withError: ExitCode(Status.usage))
             }
             exit(withError: error)
         }

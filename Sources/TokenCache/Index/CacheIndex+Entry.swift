@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 @_spi(Indexing) import TokenCacheSchema
 
 /// Decoding a store item into what the index files: credentials read partially (their full read

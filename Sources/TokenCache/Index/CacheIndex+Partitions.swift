@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The identities each partition holds in an index: what replacing a partition takes out. Lists,
 /// not sets: a partition holds a few items, and building the map for a whole store (on the first

@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import Dispatch
 @_spi(Indexing) import TokenCacheSchema
 
 extension CacheIndex {

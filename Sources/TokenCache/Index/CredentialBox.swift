@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 @_spi(Indexing) import TokenCacheSchema
 
 /// A stored credential, shared by the index entry and every lookup result that found it, and

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheSchema
 
 /// A credential found by a lookup, with where it is stored.

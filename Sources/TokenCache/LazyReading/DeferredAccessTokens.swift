@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 @_spi(Indexing) import TokenCacheSchema
 
 /// The access tokens stored under one account attribute, read with the rest of the store when a

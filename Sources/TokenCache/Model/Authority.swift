@@ -1,4 +1,9 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An authority URL (`https://login.microsoftonline.com/contoso.onmicrosoft.com`) taken apart the way
 /// the cache needs it: the environment (host) and the tenant.
@@ -23,7 +28,7 @@ public struct Authority: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses an `https` authority URL.
     public init(_ url: String) throws(TokenCacheError) {
-        guard let components = URLComponents(string: url.trimmingCharacters(in: .whitespaces)),
+        guard let components = URLComponents(string: url.trimming(.whitespaces)),
             components.scheme?.lowercased() == "https",
             let host = components.host?.lowercased(), !host.isEmpty
         else {

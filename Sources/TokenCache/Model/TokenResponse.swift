@@ -1,4 +1,9 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheJSON
 import TokenCacheSchema
 
@@ -76,7 +81,7 @@ public struct TokenResponse: Sendable, Hashable {
             switch object[name] {
             case nil, .null?: return nil
             case .string(let value)?:
-                guard let number = Int64(value.trimmingCharacters(in: .whitespaces)) else {
+                guard let number = Int64(value.trimming(.whitespaces)) else {
                     throw .invalidTokenResponse("'\(name)' must be a whole number of seconds")
                 }
                 return number

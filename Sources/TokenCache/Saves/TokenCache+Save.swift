@@ -1,6 +1,10 @@
 import CacheStore
 import KeyedArchive
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 @_spi(Text) import TokenCacheSchema
 
 /// What ``TokenCache/save(_:for:)`` wrote.

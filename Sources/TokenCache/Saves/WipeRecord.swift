@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import KeyedArchive
 import TokenCacheSchema
 
 /// The record MSAL and ADAL write when they delete refresh tokens: who wiped, and when.
@@ -12,12 +17,9 @@ struct WipeRecord {
     let time: Date
 
     func storeItem(accessGroup: String) -> StoreItem {
-        let archiver = NSKeyedArchiver(requiringSecureCoding: true)
-        let record: NSDictionary = ["bundleId": application as NSString, "wipeTime": time as NSDate]
-        archiver.encode(record, forKey: NSKeyedArchiveRootObjectKey)
-        archiver.finishEncoding()
+        let record = KeyedArchive.encode(root: .dictionary([("bundleId", .string(application)), ("wipeTime", .date(time))]))
         return StoreItem(
             accessGroup: accessGroup, account: UnifiedItem.wipeInfoAccount, service: "",
-            generic: Data(UnifiedItem.wipeInfoGeneric.utf8), type: nil, data: archiver.encodedData)
+            generic: Data(UnifiedItem.wipeInfoGeneric.utf8), type: nil, data: record)
     }
 }

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A POSIX thread nobody joins: the invalidation listener's reader, which ends on its own once
+/// told to stop.
+enum DetachedThread {
+    /// Runs `body` on a new detached thread. Returns `false`, with `body` never run, when the
+    /// system cannot start a thread.
+    static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
+        let box = Unmanaged.passRetained(Body(run: body))
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            return nil
+        }, box.toOpaque())
+        guard started == 0 else {
+            box.release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+
+    private final class Body {
+        let run: @Sendable () -> Void
+
+        init(run: @escaping @Sendable () -> Void) {
+            self.run = run
+        }
+    }
+}
