@@ -27,6 +27,8 @@ let package = Package(
     targets: [
         // The keychain-equivalent item store: items, queries, the protocol every backend keeps.
         .target(name: "CacheStore"),
+        // The release version, written once for the CLI, the C ABI and the packages.
+        .target(name: "TokenCacheVersion"),
         // Files with mode 0600 and directories with 0700 from their creation: the store's, the key file, exports.
         .target(name: "PrivateFiles"),
         // The in-process backend: the contract's reference implementation, for tests and ephemeral caches.
@@ -115,7 +117,9 @@ let package = Package(
         // The C ABI: @_cdecl functions over the engine, the blob level and the entry writer.
         .target(
             name: "TokenCacheC",
-            dependencies: ["CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheSchema"]
+            dependencies: [
+                "CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheSchema", "TokenCacheVersion",
+            ]
         ),
 
         .executableTarget(
@@ -126,6 +130,7 @@ let package = Package(
                 "TokenCache",
                 "TokenCacheInterchange",
                 "TokenCacheSchema",
+                "TokenCacheVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-allowed="ArgumentParser CacheStore CacheStoreLocation Foundation TokenCache TokenCacheInterchange TokenCacheSchema"
+allowed="ArgumentParser CacheStore CacheStoreLocation Foundation TokenCache TokenCacheInterchange TokenCacheSchema TokenCacheVersion"
 status=0
 
 # The imports of its sources.

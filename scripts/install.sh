@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 prefix=${1:?usage: scripts/install.sh PREFIX}
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
-version=$(sed -n 's/^let libraryVersion: StaticString = "\(.*\)"$/\1/p' Sources/TokenCacheC/Version.swift)
+version=$(sed -n 's/^public let tokencacheVersion: StaticString = "\(.*\)"$/\1/p' Sources/TokenCacheVersion/Version.swift)
 [ -n "$version" ] || { echo "install: cannot read the library version" >&2; exit 1; }
 
 # SwiftPM's --static-swift-stdlib applies to executables only: the dynamic library asks swiftc for
