@@ -152,7 +152,9 @@ if grep -l -F "$toolchain/" "$maps"/maps.* > "$work/bad-maps"; then
     for file in $(cat "$work/bad-maps"); do grep -F "$toolchain/" "$file" | head -3 >&2; done
     fail "a process had a file of the Swift toolchain mapped (above)"
 fi
-grep -h -o '/[^ ]*\.so[.0-9]*$' "$maps"/maps.* | grep -E 'tokencache|sqlite' | sed "s|$work|WORK|" | sort -u | sed 's/^/  mapped: /'
+# What the programs loaded of tokencache and SQLite, for the record.
+grep -h -o '/[^ ]*\.so[.0-9]*$' "$maps"/maps.* | sed "s|^$work/|WORK/|" | grep -E 'libtokencache|sqlite' | sort -u \
+    | sed 's/^/  mapped: /'
 echo "clean room: $count processes, none had a file under $toolchain mapped"
 echo "clean room: version $version everywhere; time per step:"
 printf '  %s\n' "${timings[@]}"

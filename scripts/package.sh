@@ -36,12 +36,14 @@ step() {
 # --- the release build -------------------------------------------------------------------------
 swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
 static_lib=$(cd "$swift_bin/../lib/swift_static/linux" && pwd)
-# -static-stdlib is given to swiftc for both products so both builds compile every module with the
-# same command lines: the second build only links.
-common=(-c release --scratch-path "$scratch" -Xswiftc -static-stdlib -Xlinker "-L$static_lib")
+# Both builds get the same compiler flags (--static-swift-stdlib adds -static-stdlib to every
+# module's compile command, -Xswiftc -static-stdlib is what links the runtime into the library), so
+# the modules are compiled once: the second build only compiles the CLI's own and links. Linker
+# flags (-Xlinker) do not reach the compile commands.
+common=(-c release --scratch-path "$scratch" --static-swift-stdlib -Xswiftc -static-stdlib -Xlinker "-L$static_lib")
 library_flags=("${common[@]}" --product tokencache-c -Xlinker -soname=libtokencache.so.1
     -Xlinker "--version-script=$root/pkgconfig/tokencache.map")
-cli_flags=("${common[@]}" --product tokencache --static-swift-stdlib)
+cli_flags=("${common[@]}" --product tokencache)
 build() {
     if ! swift build "$@" >"$work/build.log" 2>&1; then
         cat "$work/build.log" >&2
@@ -112,7 +114,7 @@ install -m 0644 "$work/share/tokencache.fish" "$tree/share/fish/vendor_completio
 install -m 0755 packaging/tarball/install.sh "$tree/install.sh"
 install -m 0644 packaging/tarball/README "$tree/README"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$(git log -1 --format=%ct 2>/dev/null || date +%s)" \
-    -C "$work/tar" -cf - "$name" | gzip -9n > "$out/$name.tar.gz"
+    -C "$work/tar" -cf - "$name" | gzip -6n > "$out/$name.tar.gz"
 step "tarball"
 
 # --- the wheel ---------------------------------------------------------------------------------

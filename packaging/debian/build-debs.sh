@@ -44,7 +44,7 @@ finish_package() {
     printf '%s\nInstalled-Size: %s\n' "$control" "$size" > "$work/$package/DEBIAN/control"
     chmod 0644 "$work/$package/DEBIAN/control"
     find "$work/$package" -exec touch -h -d "@$epoch" {} +
-    dpkg-deb --root-owner-group -Zxz --build "$work/$package" "$out/${package}_${version}_${arch}.deb" >/dev/null
+    dpkg-deb --root-owner-group -Zxz -z1 --build "$work/$package" "$out/${package}_${version}_${arch}.deb" >/dev/null
 }
 
 # libtokencache1: the library.

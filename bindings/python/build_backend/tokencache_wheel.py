@@ -94,15 +94,16 @@ def metadata(project=PROJECT, version=None):
 class WheelWriter:
     """A wheel file: members added with their hashes, RECORD written last."""
 
-    def __init__(self, path, name, version):
+    def __init__(self, path, name, version, compression=zipfile.ZIP_DEFLATED):
         self.dist_info = "%s-%s.dist-info" % (name, version)
         self.data = "%s-%s.data" % (name, version)
         self.records = []
-        self.archive = zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9)
+        self.compression = compression
+        self.archive = zipfile.ZipFile(path, "w", compression=compression)
 
     def add(self, name, content, executable=False):
         info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
-        info.compress_type = zipfile.ZIP_DEFLATED
+        info.compress_type = self.compression
         mode = 0o755 if executable else 0o644
         info.external_attr = (stat.S_IFREG | mode) << 16
         self.archive.writestr(info, content)
@@ -127,7 +128,9 @@ def write_wheel(directory, project=PROJECT, library=None, cli=None, tag="py3-non
     version = release_version(project)
     filename = "%s-%s-%s.whl" % (name, version, tag)
     package = os.path.join(project, "src", "tokencache")
-    writer = WheelWriter(os.path.join(directory, filename), name, version)
+    # With native files the wheel is auditwheel's input, which writes the compressed one: store.
+    compression = zipfile.ZIP_STORED if library or cli else zipfile.ZIP_DEFLATED
+    writer = WheelWriter(os.path.join(directory, filename), name, version, compression)
     try:
         for root, folders, files in os.walk(package):
             folders[:] = sorted(folder for folder in folders if folder != "__pycache__")
