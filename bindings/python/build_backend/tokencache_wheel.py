@@ -40,8 +40,15 @@ class BuildError(Exception):
 
 
 def release_version(project=PROJECT):
-    """The release version from the Swift sources of the checkout holding `project`."""
+    """The release version from the Swift sources of the checkout holding `project`; in an
+    unpacked sdist (no checkout around it), the version the sdist was stamped with."""
     path = os.path.normpath(os.path.join(project, "..", "..", VERSION_SOURCE))
+    pkg_info = os.path.join(project, "PKG-INFO")
+    if not os.path.exists(path) and os.path.exists(pkg_info):
+        with open(pkg_info, encoding="utf-8") as source:
+            for line in source:
+                if line.startswith("Version: "):
+                    return line[len("Version: "):].strip()
     try:
         with open(path, encoding="utf-8") as source:
             match = VERSION_PATTERN.search(source.read())
@@ -155,7 +162,40 @@ def write_wheel(directory, project=PROJECT, library=None, cli=None, tag="py3-non
     return filename
 
 
+def write_sdist(directory, project=PROJECT):
+    """Writes the source distribution: the package, the backend and PKG-INFO with the version."""
+    import tarfile
+    table = project_table(project)
+    version = release_version(project)
+    base = "%s-%s" % (table["name"].replace("-", "_"), version)
+    filename = base + ".tar.gz"
+    members = ["pyproject.toml", table.get("readme", "README.md"), "build_backend/tokencache_wheel.py"]
+    for root, folders, files in os.walk(os.path.join(project, "src")):
+        folders[:] = sorted(folder for folder in folders if folder != "__pycache__" and not folder.endswith(".egg-info"))
+        members += [os.path.relpath(os.path.join(root, file), project) for file in sorted(files) if file.endswith(PACKAGE_FILES)]
+
+    def add(archive, name, content):
+        info = tarfile.TarInfo("%s/%s" % (base, name.replace(os.sep, "/")))
+        info.size, info.mode, info.mtime = len(content), 0o644, 1577836800
+        archive.addfile(info, io.BytesIO(content))
+
+    with tarfile.open(os.path.join(directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for member in members:
+            with open(os.path.join(project, member), "rb") as source:
+                add(archive, member, source.read())
+        add(archive, "PKG-INFO", metadata(project, version).encode())
+    return filename
+
+
 # PEP 517 hooks.
+
+def get_requires_for_build_sdist(config_settings=None):
+    return []
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    return write_sdist(sdist_directory)
+
 
 def get_requires_for_build_wheel(config_settings=None):
     return []
