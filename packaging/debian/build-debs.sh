@@ -10,7 +10,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 version=$1 arch=$2 multiarch=$3 library=$4 cli=$5 share=$6 work=$7 out=$8
 libdir=usr/lib/$multiarch
 epoch=$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)
-maintainer="tokencache maintainers <maintainers@tokencache.invalid>"
+# The maintainer: DEBFULLNAME and DEBEMAIL as Debian's tools take them, else the last commit's author.
+if [ -n "${DEBFULLNAME:-}" ] && [ -n "${DEBEMAIL:-}" ]; then
+    maintainer="$DEBFULLNAME <$DEBEMAIL>"
+else
+    maintainer=$(git -C "$here" log -1 --format='%an <%ae>' 2>/dev/null || true)
+fi
+[ -n "$maintainer" ] || { echo "build-debs: no maintainer: set DEBFULLNAME and DEBEMAIL" >&2; exit 1; }
+first=$(git -C "$here" log --format=%ad --date=format:%Y 2>/dev/null | tail -n 1)
+last=$(date -u -d "@$epoch" +%Y)
+years=${first:-$last}
+[ "$years" = "$last" ] || years="$years-$last"
 rm -rf "$work"
 mkdir -p "$work"
 
@@ -18,7 +28,10 @@ mkdir -p "$work"
 start_package() {
     local package=$1
     install -d -m 0755 "$work/$package/DEBIAN" "$work/$package/usr/share/doc/$package"
-    install -m 0644 "$here/copyright" "$work/$package/usr/share/doc/$package/copyright"
+    # The years of the first and the last commit make the copyright notice.
+    sed "s|^Copyright: the tokencache contributors|Copyright: $years the tokencache contributors|" "$here/copyright" \
+        > "$work/$package/usr/share/doc/$package/copyright"
+    chmod 0644 "$work/$package/usr/share/doc/$package/copyright"
     {
         echo "$package ($version) unstable; urgency=medium"
         echo
