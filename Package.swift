@@ -29,6 +29,8 @@ let package = Package(
     targets: [
         // The keychain-equivalent item store: items, queries, the protocol every backend keeps.
         .target(name: "CacheStore"),
+        // The release version, written once for the CLI, the C ABI and the packages.
+        .target(name: "TokenCacheVersion"),
         // Files with mode 0600 and directories with 0700 from their creation: the store's, the key file, exports.
         .target(name: "PrivateFiles"),
         // The in-process backend: the contract's reference implementation, for tests and ephemeral caches.
@@ -136,7 +138,10 @@ let package = Package(
         // The C ABI: @_cdecl functions over the engine, the blob level and the entry writer.
         .target(
             name: "TokenCacheC",
-            dependencies: ["CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheJSON", "TokenCacheSchema"]
+            dependencies: [
+                "CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheJSON", "TokenCacheSchema",
+                "TokenCacheVersion",
+            ]
         ),
 
         .executableTarget(
@@ -150,6 +155,7 @@ let package = Package(
                 "TokenCacheInterchange",
                 "TokenCacheJSON",
                 "TokenCacheSchema",
+                "TokenCacheVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

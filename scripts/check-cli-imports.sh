@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-allowed="ArgumentParser CacheStore CacheStoreLocation InterchangeSecretService Foundation FoundationEssentials Glibc TokenCache TokenCacheDisplay TokenCacheInterchange TokenCacheJSON TokenCacheSchema"
+allowed="ArgumentParser CacheStore CacheStoreLocation InterchangeSecretService Foundation FoundationEssentials Glibc TokenCache TokenCacheDisplay TokenCacheInterchange TokenCacheJSON TokenCacheSchema TokenCacheVersion"
 status=0
 
 # The imports of its sources.

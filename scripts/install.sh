@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 prefix=${1:?usage: scripts/install.sh PREFIX}
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
-version=$(sed -n 's/^let libraryVersion: StaticString = "\(.*\)"$/\1/p' Sources/TokenCacheC/Version.swift)
+version=$(sed -n 's/^public let tokencacheVersion: StaticString = "\(.*\)"$/\1/p' Sources/TokenCacheVersion/Version.swift)
 [ -n "$version" ] || { echo "install: cannot read the library version" >&2; exit 1; }
 
 # SwiftPM's --static-swift-stdlib applies to executables only: the dynamic library asks swiftc for
@@ -21,8 +21,10 @@ version=$(sed -n 's/^let libraryVersion: StaticString = "\(.*\)"$/\1/p' Sources/
 # inside, so a host that loads another Swift runtime meets no clash).
 swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
 static_lib=$(cd "$swift_bin/../lib/swift_static/linux" && pwd)
-flags=(-c release --product tokencache-c -Xswiftc -static-stdlib -Xlinker "-L$static_lib"
-    -Xlinker -soname=libtokencache.so.1 -Xlinker "--version-script=$PWD/pkgconfig/tokencache.map")
+# The same scratch folder and flags as scripts/package.sh: after one of them built, the other links
+# at most (see there).
+flags=(-c release --scratch-path .build-release --static-swift-stdlib --product tokencache-c -Xswiftc -static-stdlib
+    -Xlinker "-L$static_lib" -Xlinker -soname=libtokencache.so.1 -Xlinker "--version-script=$PWD/pkgconfig/tokencache.map")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! swift build "${flags[@]}" >"$log" 2>&1; then

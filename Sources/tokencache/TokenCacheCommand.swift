@@ -18,7 +18,7 @@ struct TokenCacheCommand: ParsableCommand {
 
             Exit status: 0 ok, 1 not found, 2 usage, 65 bad input data, 74 I/O or backend unavailable.
             """,
-        version: "0.1.0",
+        version: releaseVersion,
         subcommands: [Accounts.self, Lookup.self, RemoveAccount.self, Dump.self, Import.self, Export.self, Doctor.self, Repair.self]
     )
 
