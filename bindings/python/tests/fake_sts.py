@@ -57,7 +57,7 @@ def _user_in(text, prefix):
 
 
 #: Request parameters logged as they are (the rest are credentials or vary per run).
-LOGGED = ("grant_type", "scope", "fmi_path", "client_claims", "claims", "requested_token_use")
+LOGGED = ("grant_type", "scope", "fmi_path", "client_claims", "claims", "requested_token_use", "token_type", "key_id")
 
 
 class Response:
@@ -150,7 +150,7 @@ class FakeSTS:
         if self.foci:
             extra["foci"] = self.foci
         return Response(200, dict(extra, **{
-            "token_type": "Bearer",
+            "token_type": data.get("token_type") or "Bearer",  # ssh-cert when asked for one
             "scope": " ".join(scopes),
             "expires_in": self.expires_in,
             "ext_expires_in": self.expires_in,

@@ -16,7 +16,8 @@ def as_unified(by_type):
     """MSAL Python's entries as the unified schema keeps them, which the store follows (the
     differences are listed in docs/python.md, "Limits"):
     - an access token's `token_type` "Bearer" is the schema's default and not stored; its
-      `extended_expires_on` is also given as `ext_expires_on`, MSAL.NET's spelling;
+      `extended_expires_on` is also given as `ext_expires_on`, and its `key_id` as `kid`,
+      MSAL.NET's spellings;
     - one refresh token per (home account, environment, client, family): MSAL Python keys its
       refresh tokens by target too, and its per-target entries of one app collapse to the newest
       (which of two written in the same second is kept is not compared: `target` is left out).
@@ -35,6 +36,8 @@ def unified_entry(entry):
         if entry.get("token_type", "").lower() == "bearer":
             del entry["token_type"]
         entry["ext_expires_on"] = entry["extended_expires_on"]
+        if "key_id" in entry:
+            entry["kid"] = entry["key_id"]
     elif entry.get("credential_type") == "RefreshToken":
         entry.pop("target", None)
     return entry

@@ -286,6 +286,38 @@ def user_federated_identity_credential(run):
     run.note("silent: cache", app.acquire_token_silent(["User.Read"], account=account_of(app, ALICE)))
 
 
+def refresh_token_grant(run):
+    app = run.public()
+    sign_in(run, app, ALICE)
+    rt = next(run.cache.search("RefreshToken", query={"home_account_id": ALICE.home_account_id}))["secret"]
+    run.note("acquire_token_by_refresh_token", app.acquire_token_by_refresh_token(rt, ["Files.Read"]))
+    run.accounts("accounts", app)
+    run.note("silent: cache", app.acquire_token_silent(["Files.Read"], account=account_of(app, ALICE)))
+
+
+def sovereign_clouds(run):
+    public, government = run.public(), run.public(authority="https://login.microsoftonline.us/organizations")
+    sign_in(run, public, ALICE)
+    sign_in(run, government, BOB)
+    run.accounts("public cloud app", public)
+    run.accounts("government cloud app", government)
+    run.note("government: cache", government.acquire_token_silent(["User.Read"], account=account_of(government, BOB)))
+    run.note("public: cache", public.acquire_token_silent(["User.Read"], account=account_of(public, ALICE)))
+
+
+def ssh_certificates(run):
+    app = run.public()
+    sign_in(run, app, ALICE)
+    alice = account_of(app, ALICE)
+    scopes = ["https://pas.windows.net/CheckMyAccess/Linux/.default"]
+    ssh = lambda kid: {"token_type": "ssh-cert", "key_id": kid, "req_cnf": json.dumps({"kid": kid})}  # noqa: E731
+    run.note("certificate for key 1", app.acquire_token_silent(scopes, account=alice, data=ssh("key1")))
+    run.note("key 1: cache", app.acquire_token_silent(scopes, account=alice, data=ssh("key1")))
+    run.note("certificate for key 2", app.acquire_token_silent(scopes, account=alice, data=ssh("key2")))
+    run.note("key 1 again", app.acquire_token_silent(scopes, account=alice, data=ssh("key1")))
+    run.note("bearer token for the scope", app.acquire_token_silent(scopes, account=alice))
+
+
 def token_cache_methods(run):
     """The cache's own public methods, called as an app (or msal-extensions) calls them."""
     cache = run.cache
@@ -332,6 +364,9 @@ SCENARIOS = {
     "forwarded client claims: each its own token": (forwarded_client_claims, None),
     "on-behalf-of": (on_behalf_of, None),
     "user federated identity credential": (user_federated_identity_credential, None),
+    "acquire_token_by_refresh_token": (refresh_token_grant, None),
+    "sovereign clouds": (sovereign_clouds, None),
+    "SSH certificates (token_type, key_id)": (ssh_certificates, None),
     "TokenCache methods": (token_cache_methods, None),
 }
 
