@@ -10,7 +10,7 @@ public enum RedactionAllowList {
         "credential_type", "client_id", "home_account_id", "environment", "realm", "target", "family_id",
         "cached_at", "expires_on", "extended_expires_on", "ext_expires_on", "refresh_on", "token_type", "kid",
         "key_id", "keyid", "requested_claims", "enrollment_id", "application_cache_identifier", "redirect_uri",
-        "user_assertion_hash", "last_modification_time", "last_modification_app", "expires_in",
+        "user_assertion_hash", "ext_cache_key", "last_modification_time", "last_modification_app", "expires_in",
     ]
 
     /// Accounts.

@@ -42,6 +42,6 @@ extension Credential {
         Field.credentialType, Field.clientId, Field.homeAccountId, Field.environment, Field.realm, Field.target,
         Field.familyId, Field.cachedAt, Field.expiresOn, Field.extendedExpiresOn, Field.extendedExpiresOnLegacy,
         Field.refreshOn, Field.tokenType, Field.keyId, Field.keyIdSnakeCase, Field.keyIdGo, Field.requestedClaims,
-        Field.applicationIdentifier,
+        Field.applicationIdentifier, Field.extCacheKey,
     ]
 }

@@ -39,6 +39,8 @@ final class IndexedCredential: Sendable, Sequenced {
     let requestedClaims: String?
     /// Normalized; empty when the item names none.
     let applicationIdentifier: String
+    /// Normalized; `nil` when absent or blank.
+    let extCacheKey: String?
     let expiresOn: Int64?
     let cachedAt: Int64?
     let refreshOn: Int64?
@@ -76,6 +78,7 @@ final class IndexedCredential: Sendable, Sequenced {
         keyId = ItemKey.normalized(credential.keyId ?? "")
         requestedClaims = credential.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
         applicationIdentifier = ItemKey.normalized(credential.applicationIdentifier ?? "")
+        extCacheKey = credential.extCacheKey.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : ItemKey.normalized($0) }
         expiresOn = credential.expiresOn
         cachedAt = credential.cachedAt
         refreshOn = credential.refreshOn

@@ -13,7 +13,7 @@ extension TokenCache {
     /// realm equal after trimming and lower-casing; environment any alias of the one asked for,
     /// tokens under the preferred cache host first; every requested scope but `openid`, `profile`
     /// and `offline_access` among the token's, case-insensitive; the same token type and key id;
-    /// requested claims equal exactly; the same application identifier. A token expires
+    /// requested claims equal exactly; the same application identifier and extended cache key. A token expires
     /// ``Configuration/expirationBuffer`` seconds early, and one whose `cached_at` lies in the future
     /// counts as expired. Among several matches the one that expires last wins.
     public func accessToken(_ query: AccessTokenQuery) throws -> FoundAccessToken? {
@@ -40,6 +40,7 @@ extension TokenCache {
         // keeps blank claims as nil).
         let claims = query.requestedClaims.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
         let applicationIdentifier = query.applicationIdentifier.map(ItemKey.normalized) ?? ""
+        let extCacheKey = query.extCacheKey.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : ItemKey.normalized($0) }
         let now = self.now
         let deadline = UnixTime.adding(configuration.expirationBuffer, to: now)
 
@@ -51,6 +52,7 @@ extension TokenCache {
                 token.keyId == keyId,
                 token.requestedClaims == claims,
                 token.applicationIdentifier == applicationIdentifier,
+                token.extCacheKey == extCacheKey,
                 let expiresOn = token.expiresOn,
                 expiresOn >= deadline,
                 (token.cachedAt ?? 0) <= now,

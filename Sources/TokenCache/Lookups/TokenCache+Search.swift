@@ -25,7 +25,7 @@ extension TokenCache {
             return value == .null ? "" : nil
         }
         let wanted = Set(search.target.map { Substring($0) })
-        return try withIndex { index in
+        let body: (CacheIndex) throws -> [JSONObject] = { [self] index in
             var results: [JSONObject] = []
             func consider(_ entry: JSONObject) {
                 guard Self.matches(entry, query) else { return }
@@ -68,6 +68,26 @@ extension TokenCache {
                 for app in apps { consider(app.metadata.msalEntry) }
             }
             return results
+        }
+        if case .partitions = configuration.loading, let need = Self.partitionNeed(search.kind, homeAccountId: homeAccountId, query: query) {
+            return try withIndex(need, body)
+        }
+        return try withIndex(body)
+    }
+
+    /// What a search needs loaded in partition mode: one account's partitions (the app tokens' for
+    /// a `null` home account) under the environment it names, or the app metadata of one
+    /// environment; `nil` (every partition) when the query names no environment, since the items
+    /// of a host no alias table knows are only found by reading everything.
+    private static func partitionNeed(_ kind: CacheSearch.Kind, homeAccountId: String??, query: JSONObject) -> PartitionNeed? {
+        guard case .string(let environment)? = query["environment"] else { return nil }
+        switch (kind, homeAccountId) {
+        case (.appMetadata, _): return .appMetadata(environment: environment)
+        case (.accessToken, .some(let home)), (.idToken, .some(let home)):
+            return .homeAccount(home ?? "", environment: environment, legacy: false, metadata: false)
+        case (.refreshToken, .some(.some(let home))), (.account, .some(.some(let home))):
+            return .homeAccount(home, environment: environment, legacy: true, metadata: false)
+        default: return nil
         }
     }
 

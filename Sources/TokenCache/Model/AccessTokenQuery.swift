@@ -20,6 +20,9 @@ public struct AccessTokenQuery: Sendable, Hashable {
     public var requestedClaims: String?
     /// The application identifier part of MSAL ObjC keys; must equal the token's.
     public var applicationIdentifier: String?
+    /// MSAL Python's and Go's extended cache key; must equal the token's (case-insensitive), and a
+    /// query without one finds only tokens without one.
+    public var extCacheKey: String?
 
     public init(
         homeAccountId: String,
@@ -30,7 +33,8 @@ public struct AccessTokenQuery: Sendable, Hashable {
         tokenType: String? = nil,
         keyId: String? = nil,
         requestedClaims: String? = nil,
-        applicationIdentifier: String? = nil
+        applicationIdentifier: String? = nil,
+        extCacheKey: String? = nil
     ) {
         self.homeAccountId = homeAccountId
         self.environment = environment
@@ -41,6 +45,7 @@ public struct AccessTokenQuery: Sendable, Hashable {
         self.keyId = keyId
         self.requestedClaims = requestedClaims
         self.applicationIdentifier = applicationIdentifier
+        self.extCacheKey = extCacheKey
     }
 }
 

@@ -121,6 +121,7 @@ extension TokenCache {
             where old.credentialType == credential.credentialType
                 && configuration.clouds.areAliases(old.environment, environment)
                 && old.applicationIdentifier == ItemKey.normalized(request.applicationIdentifier ?? "")
+                && old.extCacheKey == nil
                 && old.scopes.intersects(newToken.scopes)
                 && old.identity != newToken.identity
             {
