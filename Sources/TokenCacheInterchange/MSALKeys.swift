@@ -28,7 +28,7 @@ enum MSALKeys {
             let tokenType = credential.tokenType ?? "Bearer"
             let plain = ["bearer", "ssh-cert"].contains(tokenType.lowercased())
             // MSAL Python's and Go's extended key: `atext`, and the key itself last.
-            let extCacheKey = credential.extCacheKey.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+            let extCacheKey = credential.extCacheKey.flatMap { $0.trimming(.whitespaces).isEmpty ? nil : $0 }
             var parts = [hai, env, extended || extCacheKey != nil ? "atext" : plain ? "accesstoken" : "accesstoken_with_authscheme",
                          client, credential.realm ?? "", credential.target ?? ""]
             if !plain { parts.append(tokenType) }
