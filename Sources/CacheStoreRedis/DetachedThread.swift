@@ -13,16 +13,24 @@ enum DetachedThread {
     /// system cannot start a thread.
     static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         let box = Unmanaged.passRetained(Body(run: body))
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
         var thread = pthread_t()
+        #endif
         let started = pthread_create(&thread, nil, { context in
-            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
+            Body.run(context)
             return nil
         }, box.toOpaque())
         guard started == 0 else {
             box.release()
             return false
         }
+        #if canImport(Darwin)
+        pthread_detach(thread!)
+        #else
         pthread_detach(thread)
+        #endif
         return true
     }
 
@@ -31,6 +39,11 @@ enum DetachedThread {
 
         init(run: @escaping @Sendable () -> Void) {
             self.run = run
+        }
+
+        /// Runs the body `start` retained for the thread, and lets it go.
+        static func run(_ context: UnsafeMutableRawPointer?) {
+            Unmanaged<Body>.fromOpaque(context!).takeRetainedValue().run()
         }
     }
 }

@@ -17,8 +17,8 @@ extension UInt8 {
     /// counts them: space, tab, line feed, vertical tab, form feed, carriage return.
     ///
     /// The one definition behind every byte-level trim in the engine (key normalization, blank
-    /// tests, scopes, base64url): the fast paths must agree with Foundation's test, which the
-    /// non-ASCII paths still use.
+    /// tests, scopes, base64url): the fast paths must agree with the Unicode test the non-ASCII
+    /// paths use (`trimming(.whitespacesAndNewlines)`, Foundation's set).
     @_spi(Text) @inlinable public var isASCIIWhitespace: Bool {
         self == 0x20 || (self >= 0x09 && self <= 0x0D)
     }
@@ -52,7 +52,7 @@ extension UInt64 {
 
 extension String {
     /// The string without white space and newlines at either end (Foundation's
-    /// `.whitespacesAndNewlines`). Returned as is, without Foundation's bridging, when it starts
+    /// `.whitespacesAndNewlines`). Returned as is, without a walk over its scalars, when it starts
     /// and ends with ASCII that is not white space, as client ids do.
     @_spi(Text) public func trimmingWhitespace() -> String {
         let isPlain = { (byte: UInt8) in byte < 0x80 && !byte.isASCIIWhitespace }
