@@ -79,6 +79,8 @@ if [ "$cli_version" != "$version" ]; then
     echo "package: tokencache --version says $cli_version, the sources say $version" >&2
     exit 1
 fi
+# Small, static and ICU-free: the limits of scripts/check-binary-size.sh.
+bash scripts/check-binary-size.sh "$library" "$cli"
 step "strip and check"
 
 # The man page and the shell completions, from the argument parser.

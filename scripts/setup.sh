@@ -17,9 +17,10 @@ case "${1:-}" in
     --tests)
         # The Secret Service tests (a private gnome-keyring on a private D-Bus session), the Redis
         # tests (real redis-server processes), the interop and binding tests (Python venvs), the C ABI
-        # test (valgrind), the libsecret loading check (its headers), packaging and its clean room.
+        # test (valgrind), the libsecret loading check (its headers), packaging (dpkg-shlibdeps, lintian)
+        # and its clean room and examples (curl, gcc).
         packages+=(libsecret-1-dev gnome-keyring dbus-x11 libsecret-tools python3 python3-venv valgrind binutils
-            redis-server)
+            redis-server dpkg-dev lintian curl gcc)
         ;;
     *) echo "usage: scripts/setup.sh [--tests]" >&2; exit 2 ;;
 esac
