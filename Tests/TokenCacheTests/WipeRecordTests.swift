@@ -20,9 +20,10 @@ import Testing
 
     var written: Data { WipeRecord(application: application, time: time).storeItem(accessGroup: "g").data }
 
-    /// The archive's property list with every UID resolved to the object it names and every
-    /// dictionary's members sorted (Foundation writes the keys of the archive and of an NSDictionary
-    /// in hash order, which changes from run to run): everything a reader can see, in one text.
+    /// The archive's property list with every UID resolved to the object it names, every
+    /// dictionary's members sorted and the `$objects` sorted (Foundation writes the keys of an
+    /// NSDictionary, and so its objects, in hash order, which changes from run to run): everything a
+    /// reader can see, in one text.
     func resolved(_ data: Data) throws -> String {
         let plist = try BinaryPropertyListReader.read(data)
         guard case .array(let objects)? = plist["$objects"] else { throw Missing.objects }
@@ -42,7 +43,11 @@ import Testing
             default: return "\(value)"
             }
         }
-        return describe(plist, depth: 0)
+        // `$objects` is in the order the archiver met the objects, which for Foundation follows the
+        // dictionary's hash order too: compared as a sorted list, with everything else as it is.
+        let top = plist["$top"].map { describe($0, depth: 0) } ?? "no $top"
+        let rest = ["$archiver", "$version"].map { "\($0):" + (plist[$0].map { describe($0, depth: 0) } ?? "-") }
+        return ([top] + rest + objects.map { describe($0, depth: 1) }.sorted()).joined(separator: "\n")
     }
 
     enum Missing: Error { case objects }
