@@ -91,21 +91,8 @@ public func tokencache_remove_entries(
     return abiCall(error) {
         let handle = try CacheHandle.from(cache)
         let document = try Arguments.string(documentText, "document")
-        var operations = try handle.interchange.removalOperations(Data(document.utf8), source: "the document")
-        // Entries search projected from legacy ADAL entries are removed by removing those entries.
-        var projected: [(kind: CacheSearch.Kind, entry: JSONObject)] = []
-        if case .object(let sections)? = try? JSONValue.parse(Data(document.utf8)) {
-            for (name, section) in sections {
-                guard let kind = CacheSearch.Kind.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }),
-                    kind == .account || kind == .refreshToken, case .object(let entries) = section
-                else { continue }
-                for (_, entry) in entries { if case .object(let object) = entry { projected.append((kind, object)) } }
-            }
-        }
-        if !projected.isEmpty {
-            operations += try handle.cache.legacySources(of: projected).map { .delete($0.query) }
-        }
-        let removed = try handle.cache.apply(operations).deleted
+        let removal = try handle.interchange.entryRemoval(Data(document.utf8), source: "the document")
+        let removed = try handle.cache.removeEntries(removal.operations, namedBy: removal.entries)
         deliver(JSONValue.object(["removed": .number(JSONNumber(Int64(removed)))]).serializedString(), to: result)
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import TokenCacheJSON
 import TokenCacheSchema
 
 extension CacheInterchange {
@@ -26,5 +27,22 @@ extension CacheInterchange {
         return decoded.items.map { item in
             .delete(ItemQuery(account: item.account, service: item.service, type: .init(item.type)))
         }
+    }
+
+    /// What removing the entries of an MSAL JSON document takes: the deletes of the items they
+    /// stand for (``removalOperations(_:source:)``) and the entries themselves, by section name as
+    /// written, for an engine that also removes what it projected into them (legacy ADAL entries).
+    ///
+    /// - Throws: ``InterchangeError`` for a malformed document.
+    public func entryRemoval(_ document: Data, source: String) throws -> (operations: [StoreOperation], entries: [(section: String, entry: JSONObject)]) {
+        let operations = try removalOperations(document, source: source)
+        var entries: [(section: String, entry: JSONObject)] = []
+        if case .object(let sections)? = try? JSONValue.parse(document) {
+            for (name, section) in sections {
+                guard case .object(let members) = section else { continue }
+                for (_, entry) in members { if case .object(let object) = entry { entries.append((name, object)) } }
+            }
+        }
+        return (operations, entries)
     }
 }

@@ -110,6 +110,23 @@ extension TokenCache {
         }
     }
 
+    /// Removes, in one atomic batch through the engine, the items `operations` delete and the
+    /// legacy ADAL entries projected into `entries` (an MSAL JSON document's entries by section
+    /// name, compared without case; see ``legacySources(of:)``): what a library's removal of
+    /// entries it found through ``search(_:)`` means. Returns how many items were deleted.
+    public func removeEntries(_ operations: [StoreOperation], namedBy entries: [(section: String, entry: JSONObject)]) throws -> Int {
+        var projected: [(kind: CacheSearch.Kind, entry: JSONObject)] = []
+        for (section, entry) in entries {
+            guard let kind = CacheSearch.Kind.allCases.first(where: { $0.rawValue.lowercased() == section.lowercased() }),
+                kind == .account || kind == .refreshToken
+            else { continue }
+            projected.append((kind, entry))
+        }
+        var batch = operations
+        if !projected.isEmpty { batch += try legacySources(of: projected).map { .delete($0.query) } }
+        return try apply(batch).deleted
+    }
+
     /// The indexed credentials that can match: one account's (and, for access tokens with client and
     /// realm, one list), else all of the kind, in store order.
     private func candidates(
