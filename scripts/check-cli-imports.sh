@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-allowed="ArgumentParser CacheStore CacheStoreLocation InterchangeSecretService Foundation FoundationEssentials Glibc TokenCache TokenCacheDisplay TokenCacheInterchange TokenCacheJSON TokenCacheSchema TokenCacheVersion"
+allowed="ArgumentParser CacheStore CacheStoreLocation InterchangeSecretService Foundation FoundationEssentials Glibc Musl Darwin TokenCache TokenCacheDisplay TokenCacheInterchange TokenCacheJSON TokenCacheSchema TokenCacheVersion"
 status=0
 
 # The imports of its sources.
