@@ -86,8 +86,12 @@ final class RedisConnection: @unchecked Sendable {
         try pipeline([arguments], operation: operation)[0]
     }
 
-    /// Sends the commands in one write and reads their replies in order (one round trip).
-    func pipeline(_ commands: [[Data]], operation: String) throws(RedisError) -> [RedisValue] {
+    /// The deadline (``tc_redis_now_ms()``) of a call starting now: the command timeout from now.
+    var deadlineFromNow: Int64 { tc_redis_now_ms() + Int64(commandTimeoutMilliseconds) }
+
+    /// Sends the commands in one write and reads their replies in order (one round trip), all by
+    /// `deadline` (default: the command timeout from now).
+    func pipeline(_ commands: [[Data]], operation: String, deadline: Int64? = nil) throws(RedisError) -> [RedisValue] {
         guard !isBroken else { throw .connectionLost(endpoint: endpoint.description, operation: operation, reason: "connection closed") }
         for arguments in commands {
             let status = Self.withArgv(arguments) { argc, argv, lengths in
@@ -99,7 +103,7 @@ final class RedisConnection: @unchecked Sendable {
         replies.reserveCapacity(commands.count)
         // One deadline for the whole round trip: a server that spaces its bytes out, each within
         // the timeout, still cannot hold the caller past it.
-        let deadline = tc_redis_now_ms() + Int64(commandTimeoutMilliseconds)
+        let deadline = deadline ?? deadlineFromNow
         for _ in commands {
             replies.append(try reply(by: deadline, operation: operation))
         }
