@@ -13,8 +13,10 @@ let package = Package(
         .library(name: "CacheStoreEncryption", targets: ["CacheStoreEncryption"]),
         .library(name: "CacheStoreSecretService", targets: ["CacheStoreSecretService"]),
         .library(name: "CacheStoreRedis", targets: ["CacheStoreRedis"]),
+        .library(name: "TokenCacheJSON", targets: ["TokenCacheJSON"]),
         .library(name: "TokenCacheSchema", targets: ["TokenCacheSchema"]),
         .library(name: "TokenCache", targets: ["TokenCache"]),
+        .library(name: "TokenCacheDisplay", targets: ["TokenCacheDisplay"]),
         .library(name: "TokenCacheInterchange", targets: ["TokenCacheInterchange"]),
         .executable(name: "tokencache", targets: ["tokencache"]),
         // The C ABI (include/tokencache.h): libtokencache.so, installed by scripts/install.sh.
@@ -27,6 +29,8 @@ let package = Package(
     targets: [
         // The keychain-equivalent item store: items, queries, the protocol every backend keeps.
         .target(name: "CacheStore"),
+        // The release version, written once for the CLI, the C ABI and the packages.
+        .target(name: "TokenCacheVersion"),
         // Files with mode 0600 and directories with 0700 from their creation: the store's, the key file, exports.
         .target(name: "PrivateFiles"),
         // The in-process backend: the contract's reference implementation, for tests and ephemeral caches.
@@ -70,20 +74,23 @@ let package = Package(
             dependencies: ["CacheStore", "CacheStoreEncryption", "CHiredis", .product(name: "Crypto", package: "swift-crypto")]
         ),
 
-        // The one door to the backends: parses store specifications (`sqlite:PATH`, `memory`,
-        // `secret-service[:COLLECTION]`, `redis://…`), opens the backend they name, diagnoses it, and
-        // adapts the Secret Service to the interchange's read-only keyring.
+        // The one door to the backends: parses store specifications (StoreSpecification.forms),
+        // opens the backend they name and diagnoses it.
         .target(
             name: "CacheStoreLocation",
             dependencies: [
                 "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService",
-                "CacheStoreRedis", "TokenCacheInterchange",
+                "CacheStoreRedis", "PrivateFiles",
             ]
         ),
 
         // NSKeyedArchiver archives and binary property lists, read and written without Foundation's
         // class registry: safe for untrusted input, and able to write ADAL's class names.
         .target(name: "KeyedArchive"),
+
+        // JSON values, parsed exactly (numbers kept as written, member order and unknown members
+        // kept, bounded depth and size) and serialized compactly; the payloads' and files' format.
+        .target(name: "TokenCacheJSON"),
 
         // The unified-schema items (credential, account, app metadata, account metadata): their
         // keychain keys and JSON payloads. Knows nothing of storage engines beyond `StoreItem`.
@@ -92,30 +99,49 @@ let package = Package(
             dependencies: [
                 "CacheStore",
                 "KeyedArchive",
+                "TokenCacheJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
         // The engine: save token responses, look up tokens and accounts, remove accounts.
-        .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheSchema"]),
+        .target(name: "TokenCache", dependencies: ["CacheStore", "KeyedArchive", "TokenCacheJSON", "TokenCacheSchema"]),
+
+        // How items and text are shown: terminal-safe text, the payload view of `dump` with secrets
+        // redacted by an allow-list.
+        .target(
+            name: "TokenCacheDisplay",
+            dependencies: [
+                "CacheStore", "KeyedArchive", "TokenCacheJSON", "TokenCacheSchema",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
 
         // Files in and out of the store: MSAL unified JSON (import and export), the MSAL.NET 2.x
-        // dictionary (import), the keychain-items format; the payload view of `dump`.
+        // dictionary (import), the keychain-items format, the ADAL formats, the Linux SDKs' caches.
         .target(
             name: "TokenCacheInterchange",
             dependencies: [
                 "CacheStore",
                 "KeyedArchive",
                 "PrivateFiles",
+                "TokenCacheDisplay",
+                "TokenCacheJSON",
                 "TokenCacheSchema",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
+        // The Secret Service as the interchange's read-only keyring, for `import sdk` and `dump sdk`.
+        .target(name: "InterchangeSecretService", dependencies: ["CacheStoreSecretService", "TokenCacheInterchange"]),
+
         // The C ABI: @_cdecl functions over the engine, the blob level and the entry writer.
         .target(
             name: "TokenCacheC",
-            dependencies: ["CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheSchema"]
+            dependencies: [
+                "CacheStore", "CacheStoreLocation", "TokenCache", "TokenCacheInterchange", "TokenCacheJSON", "TokenCacheSchema",
+                "TokenCacheVersion",
+            ]
         ),
 
         .executableTarget(
@@ -123,9 +149,13 @@ let package = Package(
             dependencies: [
                 "CacheStore",
                 "CacheStoreLocation",
+                "InterchangeSecretService",
                 "TokenCache",
+                "TokenCacheDisplay",
                 "TokenCacheInterchange",
+                "TokenCacheJSON",
                 "TokenCacheSchema",
+                "TokenCacheVersion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -143,7 +173,7 @@ let package = Package(
         // The soak test's worker and checker, started by scripts/soak.sh as many processes at once.
         .executableTarget(
             name: "soak-worker",
-            dependencies: ["CacheStore", "CacheStoreRedis", "CacheStoreSQLite", "TokenCache", "TokenCacheSchema", "TokenCacheInterchange"],
+            dependencies: ["CacheStore", "CacheStoreRedis", "CacheStoreSQLite", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "TokenCacheInterchange"],
             path: "Tests/soak-worker"
         ),
 
@@ -167,7 +197,9 @@ let package = Package(
             dependencies: ["CacheStoreRedis", "CacheStore", "CacheStoreEncryption", "TestSupport", "store-worker"]
         ),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "TestSupport"]),
-        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
+        .testTarget(name: "TokenCacheJSONTests", dependencies: ["TokenCacheJSON", "TestSupport"]),
+        .testTarget(name: "TokenCacheDisplayTests", dependencies: ["TokenCacheDisplay", "TokenCacheJSON", "TokenCacheSchema", "CacheStore"]),
+        .testTarget(name: "TokenCacheSchemaTests", dependencies: ["TokenCacheSchema", "TokenCacheJSON", "CacheStore", "CacheStoreMemory", "KeyedArchive", "TestSupport"]),
         .testTarget(
             name: "CacheStoreEncryptionTests",
             dependencies: ["CacheStoreEncryption", "CacheStore", "TestSupport", .product(name: "Crypto", package: "swift-crypto")]),
@@ -181,14 +213,14 @@ let package = Package(
         .testTarget(
             name: "TokenCacheTests",
             dependencies: [
-                "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
+                "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
                 "CacheStoreEncryption", "TokenCacheInterchange", "TestSupport", "store-worker",
             ]
         ),
         .testTarget(
             name: "TokenCacheInterchangeTests",
             dependencies: [
-                "TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
+                "TokenCacheInterchange", "TokenCacheDisplay", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory",
                 "CacheStoreSQLite", "TestSupport",
             ]
         ),
@@ -196,7 +228,7 @@ let package = Package(
         .testTarget(
             name: "tokencacheTests",
             dependencies: [
-                "TestSupport", "tokencache", "TokenCache", "TokenCacheSchema", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
+                "TestSupport", "tokencache", "TokenCache", "TokenCacheDisplay", "TokenCacheJSON", "TokenCacheSchema", "CacheStore", "CacheStoreMemory", "CacheStoreSQLite",
                 "CacheStoreLocation", "TokenCacheInterchange", "CacheStoreSecretService",
             ]
         ),

@@ -25,6 +25,7 @@ let package = Package(
                 .product(name: "CacheStoreSQLite", package: tokencache),
                 .product(name: "CacheStoreRedis", package: tokencache),
                 .product(name: "TokenCache", package: tokencache),
+                .product(name: "TokenCacheJSON", package: tokencache),
                 .product(name: "TokenCacheSchema", package: tokencache),
                 .product(name: "TokenCacheInterchange", package: tokencache),
                 .product(name: "CacheStoreSecretService", package: tokencache),

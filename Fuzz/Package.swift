@@ -30,10 +30,10 @@ let package = Package(
         fuzzTarget("FuzzMSALV2", ["TokenCacheInterchange", "CacheStore"]),
         fuzzTarget("FuzzADALNetV3", ["TokenCacheInterchange", "CacheStore"]),
         fuzzTarget("FuzzKeyedArchive", ["KeyedArchive", "TokenCacheSchema"]),
-        fuzzTarget("FuzzUnifiedItem", ["TokenCacheSchema", "CacheStore"]),
+        fuzzTarget("FuzzUnifiedItem", ["TokenCacheSchema", "TokenCacheJSON", "CacheStore"]),
         fuzzTarget("FuzzKeychainItems", ["TokenCacheInterchange", "CacheStore"]),
         // The chain after an import: every lookup, listing, dump and export of what was imported.
-        fuzzTarget("FuzzImportChain", ["TokenCacheInterchange", "TokenCache", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory"]),
+        fuzzTarget("FuzzImportChain", ["TokenCacheInterchange", "TokenCacheDisplay", "TokenCache", "TokenCacheJSON", "TokenCacheSchema", "KeyedArchive", "CacheStore", "CacheStoreMemory"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes the fuzz targets' seed corpora from the real cache files in shared/fixtures.
+"""Writes the fuzz targets' seed corpora from the real cache files in Tests/Fixtures.
 
-The fixtures are read in place (never copied into the repository); the seeds go to a scratch folder
+The seeds go to a scratch folder
 given on the command line, one sub-folder per target. Besides the files themselves, each unified-JSON
 entry becomes a seed of its own for the item payload decoder and the keychain-items reader, and a few
 small synthetic inputs cover the edges (empty, nesting, numbers, escapes).
@@ -33,7 +33,7 @@ def put(name, seed, data):
 def fixture_files():
     for root, _, files in os.walk(fixtures):
         for file in sorted(files):
-            if file != "README.md":
+            if file not in ("README.md", "LICENSE"):
                 yield os.path.join(root, file)
 
 keychain_items = []

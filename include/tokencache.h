@@ -119,8 +119,8 @@ const char *tokencache_error_remedy(const tokencache_error_t *error);
 /**
  * Opens (creating if needed) a store and the engine over it.
  *
- * `store`: a store specification as the CLI takes it: "sqlite:PATH" (a relative PATH starts at the
- * current directory), "memory" (this handle only), "secret-service" or "secret-service:COLLECTION".
+ * `store`: a store specification as the CLI's --store takes it (its forms are listed once, by
+ * `tokencache --help` and in docs/architecture.md, "Store selection"), e.g. "sqlite:/srv/app.sqlite".
  * NULL opens what the CLI opens: TOKENCACHE_STORE, else $XDG_DATA_HOME/tokencache/cache.sqlite
  * (~/.local/share/... when XDG_DATA_HOME is unset).
  *
@@ -134,7 +134,16 @@ const char *tokencache_error_remedy(const tokencache_error_t *error);
  *   "legacy_adal_items": bool     also write legacy ADAL entries on save, as ADAL 2.7+ (false)
  *   "application_name": string    recorded as the remover in wipe records (the process name)
  *   "key": "auto"|"secret-service"|"file"  a SQLite store's data-key source (TOKENCACHE_KEY, else auto)
- * Unknown members fail with TOKENCACHE_ERROR_BAD_INPUT.
+ *   "loading": "whole_store"|"partitions"  what the engine keeps in memory ("whole_store"): every
+ *                                 item, or only the partitions (one account's items, one client's
+ *                                 app tokens) lookups touched, each read on its first lookup, for a
+ *                                 server's store of many users. In "partitions" mode a lookup or an
+ *                                 MSAL search naming a home account and an environment reads only
+ *                                 that account; a listing over every account reads the whole store.
+ *   "partition_limit": integer    with "partitions": about how many items to keep, least recently
+ *                                 used out (1 to 2147483647; 100000)
+ * Unknown members, and "partition_limit" without "loading": "partitions", fail with
+ * TOKENCACHE_ERROR_BAD_INPUT.
  *
  * On success `*cache` is the handle, to be closed with tokencache_close().
  */
@@ -171,7 +180,8 @@ int tokencache_save(tokencache_t *cache, const char *request_json, const char *r
  * The access token for a query, or TOKENCACHE_ERROR_NOT_FOUND.
  *
  * `query_json`: {"home_account_id", "environment", "client_id", "scopes": [...] or "a b";
- *   optional "realm", "token_type" (default bearer), "key_id", "claims", "application_identifier"}.
+ *   optional "realm", "token_type" (default bearer), "key_id", "claims", "application_identifier",
+ *   "ext_cache_key" (MSAL Python's extended key: without it, tokens that have one do not match)}.
  * `*entry`: the AccessToken entry, plus "needs_refresh": "true"|"false" when its refresh time
  *   passed. Expired tokens (within the expiration buffer) are not returned.
  */

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The CLI renders; the library decides. `tokencache` reaches the backends only through
-# CacheStoreLocation, so it may import (and its target depend on) only these modules. CI runs this.
+# CacheStoreLocation (and the Secret Service keyring adapter of import sdk, InterchangeSecretService),
+# so it may import (and its target depend on) only these modules. CI runs this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-allowed="ArgumentParser CacheStore CacheStoreLocation Foundation TokenCache TokenCacheInterchange TokenCacheSchema"
+allowed="ArgumentParser CacheStore CacheStoreLocation InterchangeSecretService Foundation FoundationEssentials Glibc TokenCache TokenCacheDisplay TokenCacheInterchange TokenCacheJSON TokenCacheSchema TokenCacheVersion"
 status=0
 
 # The imports of its sources.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets in Fuzz/ (with -sanitize=fuzzer,address, in .build-fuzz) and runs each
-# for a given time, seeded from the real cache files in ../shared/fixtures (read in place).
+# for a given time, seeded from the real cache files in Tests/Fixtures.
 #
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]     default: 30 s each, every target
 #   FUZZ_JOBS=2 bash scripts/fuzz.sh 600           two targets at a time
@@ -20,13 +20,6 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then targets=("${all[@]}"); fi
 jobs=${FUZZ_JOBS:-1}
 
-fixtures=${TOKENCACHE_FIXTURES:-}
-if [ -z "$fixtures" ]; then
-    for candidate in ../shared/fixtures ../../shared/fixtures /work/shared/fixtures; do
-        if [ -d "$candidate" ]; then fixtures=$candidate; break; fi
-    done
-fi
-
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 # libFuzzer's main is linked whole and clashes with the one SwiftPM names; lld reports problems
 # plainly where gold crashes, so the fuzz build links with lld (shipped with the Swift toolchain).
@@ -40,12 +33,7 @@ done
 
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
-if [ -n "$fixtures" ]; then
-    python3 Fuzz/seeds.py "$fixtures" "$seeds"
-else
-    echo "note: shared/fixtures not found; fuzzing from the corpus and synthetic seeds only" >&2
-    python3 Fuzz/seeds.py /nonexistent "$seeds"
-fi
+python3 Fuzz/seeds.py Tests/Fixtures "$seeds"
 
 dictionary() {
     case $1 in

@@ -2,16 +2,18 @@
 # Builds the C ABI library in release and installs it under PREFIX:
 #   PREFIX/lib/libtokencache.so.1 (+ libtokencache.so), PREFIX/include/tokencache.h,
 #   PREFIX/lib/pkgconfig/tokencache.pc
-# The Swift runtime and Foundation are linked into the library statically (swiftc -static-stdlib),
-# so a C program linked with `pkg-config --libs tokencache` runs with no Swift toolchain on its
-# library path; the library needs only system libraries (libc, libstdc++, SQLite, GLib, libsecret).
+# The Swift runtime and FoundationEssentials are linked into the library statically (swiftc
+# -static-stdlib; no module links Foundation's internationalization, so no ICU comes with them), so a
+# C program linked with `pkg-config --libs tokencache` runs with no Swift toolchain on its library
+# path; the library needs only system libraries (libc, libstdc++, SQLite; libsecret and hiredis are
+# loaded when used). scripts/check-binary-size.sh checks that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 prefix=${1:?usage: scripts/install.sh PREFIX}
 mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
-version=$(sed -n 's/^let libraryVersion: StaticString = "\(.*\)"$/\1/p' Sources/TokenCacheC/Version.swift)
+version=$(sed -n 's/^public let tokencacheVersion: StaticString = "\(.*\)"$/\1/p' Sources/TokenCacheVersion/Version.swift)
 [ -n "$version" ] || { echo "install: cannot read the library version" >&2; exit 1; }
 
 # SwiftPM's --static-swift-stdlib applies to executables only: the dynamic library asks swiftc for
@@ -19,22 +21,24 @@ version=$(sed -n 's/^let libraryVersion: StaticString = "\(.*\)"$/\1/p' Sources/
 # inside, so a host that loads another Swift runtime meets no clash).
 swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
 static_lib=$(cd "$swift_bin/../lib/swift_static/linux" && pwd)
-flags=(-c release --product tokencache-c -Xswiftc -static-stdlib -Xlinker "-L$static_lib"
-    -Xlinker -soname=libtokencache.so.1 -Xlinker "--version-script=$PWD/pkgconfig/tokencache.map")
+# The same scratch folder and flags as scripts/package.sh: after one of them built, the other links
+# at most (see there).
+flags=(-c release --scratch-path .build-release --static-swift-stdlib --product tokencache-c -Xswiftc -static-stdlib
+    -Xlinker "-L$static_lib" -Xlinker -soname=libtokencache.so.1 -Xlinker "--version-script=$PWD/pkgconfig/tokencache.map")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! swift build "${flags[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
 fi
-# Foundation's static archive warns about its own use of mktemp at link time: not ours to fix.
+# FoundationEssentials' static archive warns about its own use of mktemp at link time: not ours to fix.
 grep -v "the use of \`mktemp' is dangerous" "$log" >&2 || true
 bin=$(swift build "${flags[@]}" --show-bin-path)
 
 install -d -m 0755 "$prefix/lib" "$prefix/include" "$prefix/lib/pkgconfig"
 install -m 0755 "$bin/libtokencache-c.so" "$prefix/lib/libtokencache.so.1"
-# Without debug info: 76 MB instead of 90 (most of it is ICU data of Foundation), and readable by valgrind 3.19 (Debian 12), which cannot
-# read the DWARF 5 the Swift toolchain emits.
+# Without debug info (27 MB with the symbol table kept, 18 MB with `strip`), and readable by
+# valgrind 3.19 (Debian 12), which cannot read the DWARF 5 the Swift toolchain emits.
 strip --strip-debug "$prefix/lib/libtokencache.so.1"
 ln -sfn libtokencache.so.1 "$prefix/lib/libtokencache.so"
 install -m 0644 include/tokencache.h "$prefix/include/tokencache.h"

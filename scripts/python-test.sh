@@ -4,7 +4,9 @@
 #   1. installs libtokencache, its header and .pc file into a temporary prefix (scripts/install.sh)
 #      and builds the CLI the import tests use (debug, unless scripts/test.sh built it already);
 #   2. pip-installs bindings/python into the interop venv (.venv-interop), no compiler involved;
-#   3. runs pytest with TOKENCACHE_LIBRARY pointing at the installed library;
+#   3. runs pytest with TOKENCACHE_LIBRARY pointing at the installed library, under Redis servers of
+#      its own (scripts/redis-servers.sh run: the partition-loading tests on Redis and a Redis
+#      Cluster) when redis-server is installed, else with those tests skipped;
 #   4. with --bench-short, runs the Python benchmark briefly (Benchmarks/python/bench.py --short).
 # The msal-extensions comparison of the load test is printed at the end.
 set -euo pipefail
@@ -40,7 +42,13 @@ export TOKENCACHE_CLI="$PWD/.build/debug/tokencache"
 rm -rf bindings/python/build bindings/python/src/*.egg-info
 
 export TOKENCACHE_PYTEST_REPORT="$scratch/load-report.json"
-(cd bindings/python && "$python" -m pytest -p no:cacheprovider -ra tests)
+redis=()
+if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then
+    redis=(bash "$PWD/scripts/redis-servers.sh" run)
+else
+    echo "python: no redis-server: the Redis tests are skipped" >&2
+fi
+(cd bindings/python && "${redis[@]}" "$python" -m pytest -p no:cacheprovider -ra tests)
 if [ -f "$TOKENCACHE_PYTEST_REPORT" ]; then
     echo "python: 8 processes x 100 token responses, tokencache plugin vs msal-extensions:"
     cat "$TOKENCACHE_PYTEST_REPORT"

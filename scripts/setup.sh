@@ -1,12 +1,29 @@
 #!/usr/bin/env bash
-# Installs the system packages tokencache builds and tests with, on Debian or Ubuntu: the same list
-# CI installs (.ci/run calls this script). Works as root (a fresh container has no sudo) and as a
-# user with sudo. A Swift 6.1+ toolchain must already be on PATH (swift.org).
+# Installs the Debian/Ubuntu packages tokencache needs, as root (a fresh container has no sudo) or
+# through sudo. A Swift 6.1+ toolchain must already be on PATH to build from source (swift.org).
 #
-#   bash scripts/setup.sh && swift run tokencache doctor
+#   bash scripts/setup.sh            # what building and running the CLI need
+#   bash scripts/setup.sh --tests    # and everything the tests and CI use (.ci/run calls this)
+#
+#   bash scripts/setup.sh && swift run tokencache accounts
 set -euo pipefail
 
-packages=(libsqlite3-dev libsecret-1-dev gnome-keyring dbus-x11 libsecret-tools python3 python3-venv valgrind pkg-config binutils redis-server libhiredis-dev)
+# Building: SQLite's headers (the store), hiredis's headers (the Redis backend's shim; the library is
+# loaded at run time), pkg-config. Running: SQLite; libsecret-1-0 and libhiredis0.14 are optional,
+# loaded when a Secret Service or Redis store is used.
+packages=(libsqlite3-dev libhiredis-dev pkg-config)
+case "${1:-}" in
+    "") ;;
+    --tests)
+        # The Secret Service tests (a private gnome-keyring on a private D-Bus session), the Redis
+        # tests (real redis-server processes), the interop and binding tests (Python venvs), the C ABI
+        # test (valgrind), the libsecret loading check (its headers), packaging (dpkg-shlibdeps, lintian)
+        # and its clean room and examples (curl, gcc).
+        packages+=(libsecret-1-dev gnome-keyring dbus-x11 libsecret-tools python3 python3-venv valgrind binutils
+            redis-server dpkg-dev lintian curl gcc)
+        ;;
+    *) echo "usage: scripts/setup.sh [--tests]" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -eq 0 ]; then
     sudo=()

@@ -36,3 +36,7 @@ fi
 
 # The suite, inside a private D-Bus session with an unlocked keyring (see with-keyring.sh).
 bash scripts/with-keyring.sh "${redis[@]}" swift test --skip-build --disable-xctest
+
+# Every tokencache command the README and docs/ show runs, in a sandbox: a doc that drifts from the
+# CLI (an option renamed, a subcommand gone) fails here.
+python3 scripts/doc-commands.py "$(swift build --show-bin-path)/tokencache"

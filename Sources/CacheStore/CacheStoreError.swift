@@ -22,3 +22,12 @@ public enum CacheStoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension CacheStoreError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .accessGroupNotAllowed: .permission
+        case .noAccessGroups, .invalidItem: .badInput
+        }
+    }
+}

@@ -4,7 +4,7 @@
 /// a caller can react to a failure without knowing every module's error types: the CLI derives its
 /// exit status from it, and the C ABI hands it over as a stable number.
 ///
-/// The raw values are part of the C ABI (`TC_ERROR_*` in `tokencache.h`) and never change; a new
+/// The raw values are part of the C ABI (`TOKENCACHE_ERROR_*` in `tokencache.h`) and never change; a new
 /// category would get a new number.
 public enum ErrorCategory: Int32, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// What was asked for does not exist (an account, a collection, a file).

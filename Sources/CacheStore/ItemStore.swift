@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A keychain-equivalent item store: the contract every backend keeps.
 ///
@@ -10,7 +14,9 @@ import Foundation
 /// - The store serves only the ``accessGroups`` it was opened for; naming any other group throws
 ///   ``CacheStoreError/accessGroupNotAllowed(_:allowed:)``.
 ///
-/// Implementations are safe to call from any thread.
+/// Implementations are safe to call from any thread. What only some backends can do is a
+/// refinement of this protocol: ``DamageReportingStore``, ``PartitionTrackingStore``,
+/// ``LookupKeyIndexingStore`` and ``SplitReadingStore``; ask a store with `as?`.
 public protocol ItemStore: AnyObject, Sendable {
     /// The access groups this store was opened for.
     var accessGroups: AccessGroups { get }
@@ -53,22 +59,6 @@ public protocol ItemStore: AnyObject, Sendable {
     /// to be much cheaper than a query.
     func changeStamp() throws -> ChangeStamp
 
-    /// How many damaged items (see ``DamagedItem``) the most recent read of the whole store skipped.
-    /// Cheap: no read of its own. A linked library can log it after the engine has loaded.
-    ///
-    /// The default implementation returns 0, for backends that hold no damaged items.
-    func damagedItemCount() -> Int
-
-    /// Every damaged item of the open access groups, by identity and reason: a full read.
-    ///
-    /// The default implementation returns none.
-    func damagedItems() throws -> [DamagedItem]
-
-    /// Removes every damaged item of the open access groups in one atomic batch; returns how many.
-    ///
-    /// The default implementation removes nothing.
-    func removeDamagedItems() throws -> Int
-
     /// The items of one partition (access group and `account` attribute) with its revision, in one
     /// read: what a cache that loads partitions on first use needs. The default implementation (in
     /// `PartitionRead.swift`) takes the store's stamp and queries.
@@ -82,27 +72,6 @@ public protocol ItemStore: AnyObject, Sendable {
     /// The default implementation (in `PartitionRead.swift`) reads them one by one.
     func readPartitions(_ partitions: [PartitionID]) throws -> [PartitionRead]
 
-    /// The partitions committed to since `revision` (from an earlier answer), or, when `revision` is
-    /// `nil`, the store's current revision and no partitions: take one before a full read to catch
-    /// up from it later. `nil` when the store cannot tell (it keeps no history, or `revision` is not
-    /// one it issued): the caller then re-reads everything.
-    ///
-    /// The default implementation returns `nil`.
-    func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges?
-
-    /// The partitions whose lookup keys (see ``StoreOperation/setLookupKeys(_:keys:)``) include
-    /// `key`, in the store's access groups; `nil` when the store keeps no index it can vouch for in
-    /// every open group (see ``StoreOperation/declareLookupKeysComplete(accessGroup:)``): the caller
-    /// then scans.
-    ///
-    /// The default implementation returns `nil`.
-    func partitions(withLookupKey key: String) throws -> [PartitionID]?
-
-    /// Whether this store keeps the lookup-key index at all. When it does but
-    /// ``partitions(withLookupKey:)`` answers `nil`, the index has yet to be built for a group written
-    /// before it existed: a writer that knows every partition's keys sets them and declares the group
-    /// complete. The default is `false`: the store ignores lookup-key operations.
-    var keepsLookupKeys: Bool { get }
 }
 
 /// An opaque revision of a store's content. Equal stamps mean no commit happened in between.
@@ -120,18 +89,6 @@ public struct ChangeStamp: Sendable, Hashable {
 }
 
 extension ItemStore {
-    public func damagedItemCount() -> Int { 0 }
-
-    public func damagedItems() throws -> [DamagedItem] { [] }
-
-    public func removeDamagedItems() throws -> Int { 0 }
-
-    public func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges? { nil }
-
-    public func partitions(withLookupKey key: String) throws -> [PartitionID]? { nil }
-
-    public var keepsLookupKeys: Bool { false }
-
     /// Plans on the current content and applies if nothing was committed since, else plans again;
     /// after 200 attempts, applies the last plan regardless.
     @discardableResult

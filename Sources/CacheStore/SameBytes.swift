@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Whether two strings have the same UTF-8 bytes: the equality item identities and the engine's
 /// digested keys use. (`String`'s `==` is canonical equivalence, under which strings with different

@@ -1,6 +1,10 @@
-@_spi(Hex) import CacheStore
+@_spi(Hex) @_spi(Text) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A 256-bit AES-GCM data key and its public identifier.
 ///
@@ -51,7 +55,7 @@ public struct DataKey: Sendable, CustomStringConvertible {
 
     /// Reads a key exported by ``exportBase64()``.
     public init(base64: String) throws(EncryptionError) {
-        guard var bytes = Data(base64Encoded: base64.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard var bytes = Data(base64Encoded: base64.trimming(.whitespacesAndNewlines)) else {
             throw .malformedKey(reason: "the stored key is not Base64")
         }
         defer { bytes.resetBytes(in: 0..<bytes.count) }

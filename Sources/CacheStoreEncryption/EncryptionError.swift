@@ -60,3 +60,13 @@ public enum EncryptionError: Error, Sendable, CustomStringConvertible {
         "item (group '\(identity.accessGroup)', account '\(identity.account)', service '\(identity.service)')"
     }
 }
+
+extension EncryptionError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .authenticationFailed, .sealedWithAnotherKey, .unsupportedEnvelope, .malformedEnvelope: .damaged
+        case .keyUnavailable, .storeOpenedWithoutKey, .malformedKey, .keyFile: .unavailable
+        case .sealFailed: .internal
+        }
+    }
+}

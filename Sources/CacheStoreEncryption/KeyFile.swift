@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PrivateFiles
 
 /// Data keys kept in a private file beside the store (`<store>.key`), for machines where no Secret
@@ -71,11 +82,11 @@ public struct KeyFile: DataKeySource {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
-            throw EncryptionError.keyFile(path: path, reason: "cannot open it: \(String(cString: strerror(errno)))")
+            throw EncryptionError.keyFile(path: path, reason: "cannot open it: \(systemErrorText(errno))")
         }
         defer { close(fd) }  // releases the lock
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw EncryptionError.keyFile(path: path, reason: "cannot lock it: \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else { throw EncryptionError.keyFile(path: path, reason: "cannot lock it: \(systemErrorText(errno))") }
         }
         var locked = stat()
         var current = stat()
@@ -113,11 +124,11 @@ public struct KeyFile: DataKeySource {
                 throw .keyFile(path: path, reason: "it is a symbolic link, so someone else could have planted it; "
                     + "move it away (the key it points to must be a private file here)")
             }
-            throw .keyFile(path: path, reason: String(cString: strerror(code)))
+            throw .keyFile(path: path, reason: systemErrorText(code))
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .keyFile(path: path, reason: String(cString: strerror(errno))) }
+        guard fstat(fd, &info) == 0 else { throw .keyFile(path: path, reason: systemErrorText(errno)) }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw .keyFile(path: path, reason: "it is not a regular file")
         }
@@ -183,10 +194,10 @@ public struct KeyFile: DataKeySource {
             unlink(temporary)
             if linked != 0 && code == EEXIST { return false }
             guard linked == 0 else {
-                throw .keyFile(path: path, reason: "cannot create it: \(String(cString: strerror(code)))")
+                throw .keyFile(path: path, reason: "cannot create it: \(systemErrorText(code))")
             }
         } else if rename(temporary, path) != 0 {
-            let reason = String(cString: strerror(errno))
+            let reason = systemErrorText(errno)
             unlink(temporary)
             throw .keyFile(path: path, reason: "cannot replace it: \(reason)")
         }

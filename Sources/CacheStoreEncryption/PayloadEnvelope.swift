@@ -1,6 +1,10 @@
 import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The sealed form of one item's payload: a versioned AES-GCM envelope bound to the item's identity.
 ///

@@ -2,7 +2,11 @@ import CacheStore
 import CacheStoreEncryption
 import CacheStoreSecretService
 import CacheStoreSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a SQLite store's data keys come from: `TOKENCACHE_KEY`.
 ///

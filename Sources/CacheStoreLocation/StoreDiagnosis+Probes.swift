@@ -2,13 +2,26 @@
 import CacheStoreEncryption
 import CacheStoreSQLite
 import CacheStoreSecretService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PrivateFiles
 
 // The checks of a diagnosis, in the order of `StoreDiagnosis.probes`. Each looks at one thing and
 // returns [] when it does not apply to the store at hand.
 extension StoreDiagnosis {
-    /// libsecret, loaded at run time, which every backend but memory may need.
+    /// libsecret, loaded at run time, which the Secret Service backend and SQLite's key sources use.
     static func libsecret(_ findings: inout Findings) -> [Check] {
+        guard findings.specification.mayUseSecretService else { return [] }
         do {
             try SecretServiceLibrary.load()
             return [Check(name: "libsecret", verdict: .ok, detail: "loaded (\(SecretServiceLibrary.name))")]
@@ -18,8 +31,9 @@ extension StoreDiagnosis {
         }
     }
 
-    /// The D-Bus session, which every backend but memory may need.
+    /// The D-Bus session, which the Secret Service backend and SQLite's key sources use.
     static func sessionBus(_ findings: inout Findings) -> [Check] {
+        guard findings.specification.mayUseSecretService else { return [] }
         if let bus = SessionBus.address(environment: findings.environment) {
             return [Check(name: "D-Bus session", verdict: .ok, detail: "present (\(bus))")]
         }
@@ -32,7 +46,7 @@ extension StoreDiagnosis {
 
     /// The Secret Service and its default collection, without prompting.
     static func secretService(_ findings: inout Findings) -> [Check] {
-        guard findings.secretServiceProblem == nil else { return [] }
+        guard findings.specification.mayUseSecretService, findings.secretServiceProblem == nil else { return [] }
         do {
             let store = try SecretServiceStore(accessGroups: findings.accessGroups, options: .init(collection: "default", unlock: .fail))
             return [Check(name: "Secret Service", verdict: .ok,
@@ -103,7 +117,7 @@ extension StoreDiagnosis {
     /// The store's file, directory, log and key file: present, and private.
     static func sqliteFiles(_ findings: inout Findings) -> [Check] {
         guard case .sqlite(let path) = findings.specification else { return [] }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathComponents.directory(of: path)
         guard FileManager.default.fileExists(atPath: path) else {
             findings.finished = true
             let writable = FileManager.default.fileExists(atPath: directory) ? access(directory, W_OK) == 0 : true
@@ -199,5 +213,17 @@ extension StoreDiagnosis {
         }
         if plain > 0 { check.detail += "; \(plain) plain payload\(plain == 1 ? "" : "s") will be sealed on the next open" }
         return check
+    }
+}
+
+extension StoreSpecification {
+    /// Whether opening this store may reach the Secret Service: its own backend, and SQLite, whose
+    /// data keys may live there. Memory and Redis stores never do (Redis keys come from the
+    /// specification's `key=`).
+    var mayUseSecretService: Bool {
+        switch self {
+        case .sqlite, .secretService: true
+        case .memory, .redis: false
+        }
     }
 }

@@ -1,7 +1,11 @@
 import CacheStore
 import CacheStoreSQLite
 import CacheStoreSecretService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Whether the store a process would use is usable, and why not: the checks `tokencache doctor`
 /// shows, as data that any program linking the library can run and render.

@@ -1,8 +1,10 @@
+import CacheStore
+
 /// Why the store a process should use could not be worked out: a specification or setting that
 /// cannot be understood, or no place for the default store. Says nothing of how the value was given
 /// (a flag, a variable); the caller adds that.
 public enum StoreLocationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A store specification (`sqlite:PATH`, `memory`, `secret-service[:COLLECTION]`) that cannot be understood.
+    /// A store specification (``StoreSpecification/forms``) that cannot be understood.
     case invalidSpecification(String, reason: String)
     /// Neither `XDG_DATA_HOME` nor `HOME` is an absolute path, so the default store has no place.
     case noDefaultLocation
@@ -20,4 +22,8 @@ public enum StoreLocationError: Error, Sendable, Hashable, CustomStringConvertib
                 + KeyPolicy.allCases.map(\.rawValue).joined(separator: ", ")
         }
     }
+}
+
+extension StoreLocationError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
 }

@@ -4,7 +4,11 @@ import CacheStoreMemory
 import CacheStoreRedis
 import CacheStoreSQLite
 import CacheStoreSecretService
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Opens the backend a ``StoreSpecification`` names.
 public enum StoreOpener {

@@ -3,10 +3,15 @@ import CacheStoreRedis
 
 /// Which backend holds the items, and where: the value of `--store` or `TOKENCACHE_STORE`.
 ///
-/// Written forms: `sqlite:PATH` (a relative `PATH` is taken from the current directory), `memory`,
-/// and `secret-service` or `secret-service:COLLECTION` (an alias such as `default` or `session`, or a
-/// collection's label), and `redis://…` or `redis+unix://…` (see ``RedisConfiguration``).
+/// Written forms (``forms``): `sqlite:PATH` (a relative `PATH` is taken from the current
+/// directory), `secret-service` or `secret-service:COLLECTION` (an alias such as `default` or
+/// `session`, or a collection's label), `redis://…` or `redis+unix://…` (see
+/// ``RedisConfiguration``), and `memory`.
 public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
+    /// The written forms, for help texts and errors: the one place they are listed.
+    public static let forms =
+        "sqlite:PATH, secret-service[:COLLECTION], redis://HOST[:PORT][/DB][?OPTIONS], redis+unix:///SOCKET[?OPTIONS] or memory"
+
     /// The embedded SQLite store at an absolute file path.
     case sqlite(path: String)
     /// A store that lives only as long as the process.
@@ -53,7 +58,7 @@ public enum StoreSpecification: Sendable, Hashable, CustomStringConvertible {
             self = .sqlite(path: path.hasPrefix("/") ? path : currentDirectory + "/" + path)
             return
         }
-        throw .invalidSpecification(text, reason: "known stores are sqlite:PATH, memory and secret-service[:COLLECTION], redis://HOST[:PORT][/DB] and redis+unix:///PATH")
+        throw .invalidSpecification(text, reason: "known stores are \(Self.forms)")
     }
 
     public var description: String {

@@ -1,12 +1,16 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// An item store that lives in this process's memory only: for tests and ephemeral caches.
 ///
 /// It keeps the full ``ItemStore`` contract, so it is the reference the other backends are tested
 /// against.
-public final class MemoryStore: ItemStore {
+public final class MemoryStore: ItemStore, PartitionTrackingStore, LookupKeyIndexingStore {
     public let accessGroups: AccessGroups
 
     private struct State {

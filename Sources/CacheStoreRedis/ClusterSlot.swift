@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Redis Cluster's key-to-slot mapping: CRC16 (XMODEM) of the key's hash tag, modulo 16384.
 enum ClusterSlot {

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The partitions changed while tracking has been healthy, for ``RedisStore/partitionChanges(since:)``.
 ///

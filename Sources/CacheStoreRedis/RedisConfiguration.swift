@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where a Redis store lives and how to talk to it: the parsed form of a `redis://` or
 /// `redis+unix://` store spec.
@@ -94,7 +98,7 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
             guard url.host == nil || url.host == "", url.path.hasPrefix("/") else {
                 throw invalid("redis+unix needs an absolute socket path: redis+unix:///path/to/redis.sock")
             }
-            self.init(endpoint: .unix(path: url.percentEncodedPath.removingPercentEncoding ?? url.path))
+            self.init(endpoint: .unix(path: url.path))
         } else {
             guard let host = url.host, !host.isEmpty else { throw invalid("redis:// needs a host, e.g. redis://127.0.0.1:6379") }
             let port = url.port ?? 6379
@@ -173,7 +177,7 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
     }
 
     static func redacted(_ text: String) -> String {
-        guard let at = text.firstIndex(of: "@"), let scheme = text.range(of: "://"), scheme.upperBound < at else { return text }
+        guard let at = text.firstIndex(of: "@"), let scheme = text.firstRange(of: "://"), scheme.upperBound < at else { return text }
         let login = text[scheme.upperBound..<at]
         guard let colon = login.firstIndex(of: ":") else { return text }
         return String(text[..<colon]) + ":***" + String(text[at...])

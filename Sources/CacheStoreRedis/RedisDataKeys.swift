@@ -1,6 +1,10 @@
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The data keys that seal a Redis store's payloads, one per access group, from the source the store
 /// spec names. Keys never go to Redis; only the envelopes' 8-byte key-id prefix does.

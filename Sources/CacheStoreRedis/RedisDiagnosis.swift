@@ -1,6 +1,10 @@
-import CacheStore
+@_spi(Text) import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What `tokencache doctor` learns about a Redis store: facts with an outcome and, for problems, the fix.
 /// Diagnosing writes nothing to Redis and creates no key.
@@ -125,7 +129,7 @@ public struct RedisDiagnosis: Sendable {
     /// The value of `name:value` in an INFO reply.
     static func field(_ name: String, in info: String) -> String? {
         for line in info.split(whereSeparator: \.isNewline) where line.hasPrefix(name + ":") {
-            return String(line.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces)
+            return String(line.dropFirst(name.count + 1)).trimming(.whitespaces)
         }
         return nil
     }

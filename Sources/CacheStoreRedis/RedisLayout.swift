@@ -1,6 +1,10 @@
 @_spi(Hex) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The store's keys in Redis (documented in docs/redis.md, which an operator reads to inspect them):
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The lookup-key index's values: JSON arrays of strings (a partition's `.keys`, an index field's
 /// account attributes), readable with `redis-cli`, and editable by the index script.

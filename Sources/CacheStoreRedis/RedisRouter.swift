@@ -1,4 +1,9 @@
+@_spi(Pause) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Sends commands to the node serving each key: the one server of a standalone Redis, or the master
 /// owning the key's slot in a Redis Cluster (slot map from `CLUSTER SLOTS`, `MOVED` and `ASK`
@@ -98,7 +103,7 @@ final class RedisRouter: @unchecked Sendable {
                 target = endpoint
                 asking = true
             case .tryAgain:
-                Thread.sleep(forTimeInterval: 0.02 * Double(attempt + 1))
+                pauseThread(for: .milliseconds(20) * (attempt + 1))
             case .down(let message):
                 slotMapStale = true
                 throw .clusterUnavailable(endpoint: configuration.endpoint.description, reason: message)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The Lua script the store runs on reads when partitions have a sliding lifetime (commits are
 /// `MULTI`/`EXEC` transactions, see `RedisStore.commit`).

@@ -1,5 +1,9 @@
 @_spi(Bytes) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension RedisStore {
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {

@@ -1,7 +1,11 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
-extension RedisStore {
+extension RedisStore: PartitionTrackingStore, DamageReportingStore {
     /// The partitions changed since `revision`, from the invalidations tracking pushed to this
     /// process and its own commits (``RedisChangeLog``); no round trip unless another process changed
     /// a partition this store has not read (its group and account are then read, one pipeline).

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The lookup-key index (see ``StoreOperation/setLookupKeys(_:keys:)``): a partition's keys are its
 /// `.keys` field, written in the partition's own transaction; the per-group index hashes map each
@@ -11,7 +15,7 @@ import Foundation
 /// always a superset of the truth — it can name a partition that no longer carries the key (after a
 /// failure between the two steps, or a partition that expired), never miss one. Readers check what
 /// they find, as the contract asks.
-extension RedisStore {
+extension RedisStore: LookupKeyIndexingStore {
     public var keepsLookupKeys: Bool { true }
 
     public func partitions(withLookupKey key: String) throws -> [PartitionID]? {

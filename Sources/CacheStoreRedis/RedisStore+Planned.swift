@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension RedisStore {
     /// On a standalone server, atomic: the store revision is `WATCH`ed before the plan reads it, every

@@ -1,6 +1,10 @@
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension RedisStore {
     /// One partition as read from the server: its revision and items by field.

@@ -1,6 +1,10 @@
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A backend over Redis 7 (standalone or Redis Cluster), through hiredis.
 ///

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// In-process invalidation through Redis client-side caching.
 ///
@@ -174,7 +178,7 @@ final class RedisTracking: @unchecked Sendable {
             guard case .array(let parts) = reply, parts.first?.text == "subscribe" else {
                 throw .unexpectedReply(endpoint: endpoint.description, operation: "SUBSCRIBE", got: reply.typeName)
             }
-            let thread = Thread { [connection, flags, weak tracking] in
+            let started = DetachedThread.start { [connection, flags, weak tracking] in
                 while flags.running.withLock({ $0 }) {
                     let message: RedisValue?
                     do {
@@ -192,8 +196,8 @@ final class RedisTracking: @unchecked Sendable {
                 }
                 flags.alive.withLock { $0 = false }
             }
-            thread.name = "tokencache redis invalidations"
-            thread.start()
+            // Without its thread the listener is dead from the start: tracking is not trusted, reads go to Redis.
+            if !started { flags.alive.withLock { $0 = false } }
         }
 
         func stop() { flags.running.withLock { $0 = false } }

@@ -1,5 +1,9 @@
 import CHiredis
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A reply from Redis (RESP2), copied out of hiredis's reply object.
 enum RedisValue: Sendable, Equatable {

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import PrivateFiles
 
 #if canImport(Glibc)
 import Glibc
@@ -7,6 +12,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PrivateFiles
 
 /// Who owns a store's file and who may write it, read from the opened descriptor, and whether that
 /// makes it unsafe to use (in the manner of OpenSSH's `StrictModes`).
@@ -38,7 +44,7 @@ public struct FileFacts: Sendable, Hashable {
         guard lstat(path, &info) == 0 else {
             let code = errno
             if code == ENOENT { return FileFacts(path: path, exists: false, owner: nil, mode: nil, problem: nil) }
-            return FileFacts(path: path, exists: true, owner: nil, mode: nil, problem: "it cannot be examined (\(String(cString: strerror(code))))")
+            return FileFacts(path: path, exists: true, owner: nil, mode: nil, problem: "it cannot be examined (\(systemErrorText(code)))")
         }
         return facts(info, path: path)
     }
@@ -48,7 +54,7 @@ public struct FileFacts: Sendable, Hashable {
     static func opened(_ fd: Int32, path: String) -> FileFacts {
         var opened = stat()
         guard fstat(fd, &opened) == 0 else {
-            return FileFacts(path: path, exists: true, owner: nil, mode: nil, problem: "it cannot be examined (\(String(cString: strerror(errno))))")
+            return FileFacts(path: path, exists: true, owner: nil, mode: nil, problem: "it cannot be examined (\(systemErrorText(errno)))")
         }
         var named = stat()
         guard lstat(path, &named) == 0, named.st_dev == opened.st_dev, named.st_ino == opened.st_ino else {
@@ -78,7 +84,7 @@ public struct FileFacts: Sendable, Hashable {
 
     /// The facts of the directory holding `path`.
     public static func directory(holding path: String) -> FileFacts {
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathComponents.directory(of: path)
         let directory = parent.isEmpty ? "." : parent
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {

@@ -1,5 +1,10 @@
+@_spi(Pause) import CacheStore
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The time an opener may spend waiting for other processes, and the retry of open-time steps
 /// within it.
@@ -28,7 +33,7 @@ struct OpenDeadline {
             }
             // Jittered backoff, so that a crowd of openers does not retry in lock step.
             let jittered = pause * Double.random(in: 0.5...1.5)
-            Thread.sleep(forTimeInterval: Double(jittered.components.attoseconds) / 1e18 + Double(jittered.components.seconds))
+            pauseThread(for: jittered)
             pause = min(pause * 2, .milliseconds(50))
         }
     }

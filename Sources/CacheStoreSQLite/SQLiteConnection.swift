@@ -1,5 +1,9 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One SQLite connection with a cache of prepared statements. Not thread-safe: its owner serialises use.
 // @unchecked Sendable: a connection is only ever used under its store's mutex (including by the

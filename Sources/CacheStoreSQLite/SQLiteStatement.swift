@@ -1,5 +1,9 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A prepared statement owned by one ``SQLiteConnection``; not thread-safe on its own.
 final class SQLiteStatement {

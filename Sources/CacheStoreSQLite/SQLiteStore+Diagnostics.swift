@@ -1,12 +1,16 @@
 import CSQLite
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// What `doctor` and a linked library may ask of a store beyond the contract: integrity, counts,
 /// recorded keys, the schema version, and damaged rows.
-extension SQLiteStore {
+extension SQLiteStore: DamageReportingStore {
     /// Runs SQLite's `PRAGMA integrity_check`; returns its findings, empty when the file is sound.
     public func integrityCheck() throws -> [String] {
         try state.withLock { state throws(SQLiteStoreError) in

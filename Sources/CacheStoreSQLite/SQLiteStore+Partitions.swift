@@ -1,7 +1,11 @@
 import CSQLite
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Partitions (schema 3): each partition's revision, catching up by partition, and the lookup-key
 /// index. See docs/architecture.md, "Partitions and lookup keys".
@@ -10,7 +14,7 @@ import Foundation
 /// commit that changed the partition (0 for one never changed since the file reached schema 3), and
 /// `epoch` is the file's random epoch, so a revision of another file (or of this one before its
 /// counter was reset) is never taken for one of this file.
-extension SQLiteStore {
+extension SQLiteStore: PartitionTrackingStore, LookupKeyIndexingStore {
     /// Counters at or above this are treated as damaged: far beyond what any store reaches, and
     /// far enough from `Int64.max` that adding to one never overflows.
     static let revisionLimit: Int64 = 1 << 62

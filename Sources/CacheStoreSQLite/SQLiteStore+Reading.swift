@@ -1,7 +1,11 @@
 import CSQLite
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Reads: queries, whole-store reads in chunks, and the row → item conversion.

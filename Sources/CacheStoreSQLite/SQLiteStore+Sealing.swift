@@ -1,7 +1,11 @@
 import CSQLite
 @_spi(Hex) import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// Encryption at rest: sealing and opening payloads, telling damaged rows, and each group's key.

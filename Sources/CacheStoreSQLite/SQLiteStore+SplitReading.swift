@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Whole-store reads that leave items out (``LeftOutItems``), and the reads of those items by
 /// account prefix: one index range of `items_identity` per call.

@@ -1,7 +1,11 @@
 import CSQLite
 import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// The embedded default backend: one SQLite file in WAL mode, shared by any number of processes.

@@ -1,4 +1,17 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CacheStore
+import PrivateFiles
 
 /// Why a SQLite store could not be opened or used.
 public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
@@ -26,7 +39,7 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         case .sqlite(let error):
             return error.description
         case .cannotCreate(let path, let code):
-            return "cannot create \(path): \(String(cString: strerror(code)))"
+            return "cannot create \(path): \(systemErrorText(code))"
         case .notATokenCacheStore(let path):
             return "\(path) is a SQLite database of another program, not a tokencache store (the file was left unchanged)"
         case .unsafeFile(let path, let problem, let fix):
@@ -39,6 +52,37 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         case .newerSchema(let path, let found, let supported):
             return "\(path) uses store schema \(found), but this tokencache understands up to \(supported); "
                 + "upgrade tokencache to open it (the file was left unchanged)"
+        }
+    }
+}
+
+extension SQLiteStoreError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .sqlite(let error): error.category
+        case .cannotCreate(_, let code): code == EACCES || code == EPERM || code == EROFS ? .permission : .unavailable
+        case .notATokenCacheStore: .damaged
+        case .unsafeFile: .permission
+        case .replacedWhileOpen: .unavailable
+        case .truncatedWhileOpen: .damaged
+        // Not damaged, but unreadable here all the same; a newer tokencache reads it.
+        case .newerSchema: .damaged
+        }
+    }
+
+    public var remedy: String? {
+        switch self {
+        case .sqlite(let error): error.remedy
+        case .cannotCreate: "choose a path in a writable directory"
+        case .notATokenCacheStore: "choose another path for the store"
+        case .unsafeFile(_, _, let fix): fix
+        case .replacedWhileOpen:
+            "close the store and open it again (restart the program) to use the files now at its path, "
+                + "and find out which program replaced them; then make the change again"
+        case .truncatedWhileOpen:
+            "stop every program using the store, run `tokencache doctor`, and find out which program cut the file; "
+                + "commits since the last checkpoint are lost"
+        case .newerSchema: "upgrade tokencache"
         }
     }
 }

@@ -1,5 +1,16 @@
 import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PrivateFiles
 
 /// Creates the store's directory (0700) and files (0600) with those modes from the first moment.
@@ -11,7 +22,7 @@ enum SecureFile {
     /// Creates every missing directory on the way to `path`'s parent with mode 0700. An existing
     /// directory is left as it is.
     static func prepareDirectory(for path: String) throws(SQLiteStoreError) {
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathComponents.directory(of: path)
         guard !parent.isEmpty else { return }
         do {
             try PrivateFiles.makeDirectories(parent)
@@ -63,8 +74,8 @@ enum SecureFile {
     /// Removes creation leftovers of `path` (`.NAME.creating-*`) older than `age` seconds: files a
     /// creator killed mid-creation left behind. Younger ones may belong to a creator still at work.
     static func removeStaleTemporaries(of path: String, olderThan age: TimeInterval = 600) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let prefix = "." + (path as NSString).lastPathComponent + ".creating-"
+        let directory = PathComponents.directory(of: path)
+        let prefix = "." + PathComponents.lastComponent(of: path) + ".creating-"
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else {
             return
         }

@@ -1,6 +1,10 @@
 @_spi(Hex) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One item of a partition and its place in the store's insertion order.
 struct PartitionEntry: Sendable {

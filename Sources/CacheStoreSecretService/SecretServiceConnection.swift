@@ -1,5 +1,16 @@
 import CLibsecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How a store treats a locked collection.
 public enum UnlockPolicy: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import CacheStore
+
 /// Why the Secret Service could not be used. Each case says what to do; none carries a secret.
 ///
 /// The backend never falls back silently to another store and never deletes data because the
@@ -61,6 +63,19 @@ public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
             return "Secret Service: a batch failed (\(message)) and restoring the partitions it had already written "
                 + "failed too; these keyring items may hold the batch's new content: "
                 + unrestored.joined(separator: ", ")
+        }
+    }
+}
+
+extension SecretServiceError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .libraryUnavailable, .noSessionBus, .sessionBusUnreachable, .serviceUnavailable, .operationFailed: .unavailable
+        // The store cannot be opened where it was asked for; the collection is the store's location.
+        case .collectionNotFound: .unavailable
+        case .collectionLocked, .promptDismissed: .permission
+        case .corruptPartition: .damaged
+        case .batchPartiallyApplied: .internal
         }
     }
 }

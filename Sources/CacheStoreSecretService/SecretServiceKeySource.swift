@@ -1,6 +1,10 @@
 @_spi(Hex) import CacheStore
 import CacheStoreEncryption
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Data keys of the SQLite backend kept in the Secret Service: one keyring item per access group and
 /// key, so an access group is also a cryptographic boundary.

@@ -1,5 +1,9 @@
 import CLibsecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A keyring item found by ``SecretServiceLookup``: where it is and what it carries, without its secret.
 public struct SecretServiceItem: Sendable, Hashable {

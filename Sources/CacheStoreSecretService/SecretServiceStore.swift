@@ -1,6 +1,10 @@
-import CacheStore
+@_spi(Text) @_spi(Pause) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A backend that keeps the store's items in the Secret Service (gnome-keyring, KWallet, KeePassXC).
 ///
@@ -227,7 +231,7 @@ public final class SecretServiceStore: ItemStore {
         while true {
             let before = try readRevision(&state)
             if before.pending && Date() < deadline && Date().timeIntervalSince1970 - before.since < 5 {
-                Thread.sleep(forTimeInterval: 0.02)
+                pauseThread(for: .milliseconds(20))
                 continue
             }
             var paths: [String] = []
@@ -393,6 +397,6 @@ public final class SecretServiceStore: ItemStore {
 
     /// A D-Bus-safe (NUL-free) form of an attribute value; lossy only for strings holding NUL.
     static func displayable(_ text: String) -> String {
-        text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
+        text.contains("\u{0}") ? text.replacingEvery("\u{0}", with: "\u{FFFD}") : text
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A value of an `NSKeyedArchiver` object graph, decoded without instantiating any class.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The walk of a keyed archive's `$objects` from `$top.root`, without instantiating classes.
 ///

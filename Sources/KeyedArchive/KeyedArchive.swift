@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads and writes `NSKeyedArchiver` archives (binary plists with `$objects`, `$top` and UIDs) by
 /// walking the object graph, without registering or instantiating classes.
@@ -33,7 +37,7 @@ public enum KeyedArchive {
 
     /// Whether `data` looks like a keyed archive (a binary plist naming `NSKeyedArchiver`).
     public static func isKeyedArchive(_ data: Data) -> Bool {
-        BinaryPropertyListReader.isBinaryPropertyList(data) && data.range(of: Data("NSKeyedArchiver".utf8)) != nil
+        BinaryPropertyListReader.isBinaryPropertyList(data) && data.firstRange(of: "NSKeyedArchiver".utf8) != nil
     }
 
     /// Encodes `root` as Apple's `NSKeyedArchiver` would: `$version` 100000, `$top.root`, `$objects`

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A property-list value as the binary format stores it, including the `UID` type keyed archives use.
 public indirect enum PropertyList: Sendable, Hashable {

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Creating files and directories that hold tokens or keys: files with mode 0600 and directories
 /// with mode 0700 from the first moment.
@@ -10,11 +21,11 @@ public enum PrivateFiles {
     /// Creates every missing directory on the way to `directory` with mode 0700. Existing
     /// directories are left as they are.
     public static func makeDirectories(_ directory: String) throws(PrivateFileError) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory {
             return
         }
-        let parent = (directory as NSString).deletingLastPathComponent
+        let parent = PathComponents.directory(of: directory)
         if !parent.isEmpty && parent != directory { try makeDirectories(parent) }
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
             throw PrivateFileError(path: directory, operation: "create", code: errno)
@@ -24,8 +35,8 @@ public enum PrivateFiles {
     /// A name no other process uses, beside `path`: `.NAME.TAG-PID-RANDOM` in the same directory,
     /// so that a rename or link to `path` stays on one file system and leftovers are recognisable.
     public static func temporaryName(beside path: String, tag: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let directory = PathComponents.directory(of: path)
+        let name = PathComponents.lastComponent(of: path)
         return (directory.isEmpty ? "" : directory + "/")
             + ".\(name).\(tag)-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
     }
@@ -75,7 +86,13 @@ public struct PrivateFileError: Error, Sendable, Hashable, CustomStringConvertib
     }
 
     /// The system's words for ``code``.
-    public var reason: String { String(cString: strerror(code)) }
+    public var reason: String { systemErrorText(code) }
 
     public var description: String { "cannot \(operation) \(path): \(reason)" }
+}
+
+/// The system's words for an `errno` value (`strerror`), for messages: the one place the modules
+/// that work with files turn a code into text.
+public func systemErrorText(_ code: Int32) -> String {
+    String(cString: strerror(code))
 }

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 import TokenCacheSchema
 
@@ -155,7 +159,7 @@ public final class TokenCache: Sendable {
             // Stamped with the stamp taken *before* the read: a commit racing with the read changes
             // the stamp again, and the next call re-reads. The revision to catch up from later is
             // taken before the read too.
-            let revision = try store.partitionChanges(since: nil)?.revision
+            let revision = try (store as? any PartitionTrackingStore)?.partitionChanges(since: nil)?.revision
             index = try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts, leavingOutAccessTokens: true)
             state.withLock { state in
                 state.stamp = stamp
@@ -203,7 +207,7 @@ public final class TokenCache: Sendable {
         keepingLookupKeys: Bool, need: PartitionNeed? = nil, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> (batch: BatchResult, result: Result) {
         if case .partitions = configuration.loading { return try commitPlannedInPartitions(keepingLookupKeys: keepingLookupKeys, need: need, plan) }
-        let keys = keepingLookupKeys && store.keepsLookupKeys
+        let keys = keepingLookupKeys && store.lookupKeyIndex != nil
         // Another writer's commit between the catch-up and the store's write lock — what happens
         // whenever two processes save at once: the second waits for the lock, then finds a newer
         // store — leaves the index behind the plan's stamp. The attempt then writes nothing, the
@@ -296,7 +300,7 @@ public final class TokenCache: Sendable {
     /// removes them.
     public func damagedItemCount() throws -> Int {
         _ = try completeIndex()
-        return store.damagedItemCount()
+        return (store as? any DamageReportingStore)?.damagedItemCount() ?? 0
     }
 
     /// Items the engine met but could not read (malformed payloads), with where they are; access

@@ -1,3 +1,5 @@
+import CacheStore
+
 /// Why the engine could not do what was asked. Messages never contain a token.
 public enum TokenCacheError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The request (authority, client id, scopes, account) cannot be used; the text says why.
@@ -11,4 +13,8 @@ public enum TokenCacheError: Error, Sendable, CustomStringConvertible, Equatable
         case .invalidTokenResponse(let reason): return "invalid token response: \(reason)"
         }
     }
+}
+
+extension TokenCacheError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
 }

@@ -1,5 +1,5 @@
 import TokenCache
-import TokenCacheSchema
+import TokenCacheJSON
 
 private func entries(of accounts: [CachedAccount]) -> String {
     JSONValue.array(accounts.flatMap { $0.tenantProfiles.map { .object($0.account.msalEntry) } }).serializedString(sortingKeys: true)

@@ -1,4 +1,4 @@
-import TokenCacheSchema
+import TokenCacheJSON
 
 /// Reads the C arguments: NUL-terminated UTF-8 strings, JSON objects of documented members.
 enum Arguments {

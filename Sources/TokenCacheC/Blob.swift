@@ -1,7 +1,12 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 private func partition(_ kind: Int32, _ key: UnsafePointer<CChar>?) throws -> MSALPartition {

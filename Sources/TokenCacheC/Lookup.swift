@@ -1,4 +1,5 @@
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// One credential's MSAL JSON entry, with `extra` members added.
@@ -38,7 +39,8 @@ public func tokencache_lookup_access_token(
             tokenType: try members.string("token_type"),
             keyId: try members.string("key_id"),
             requestedClaims: try members.string("claims"),
-            applicationIdentifier: try members.string("application_identifier"))
+            applicationIdentifier: try members.string("application_identifier"),
+            extCacheKey: try members.string("ext_cache_key"))
         try members.finish()
         guard let found = try handle.cache.accessToken(query) else { throw NotFound("no access token matches the query") }
         return entryText(found.credential, extra: ["needs_refresh": .string(found.needsRefresh ? "true" : "false")])

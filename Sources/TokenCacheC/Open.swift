@@ -5,7 +5,11 @@ import Musl
 #endif
 import CacheStore
 import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
 
 @_cdecl("tokencache_open")
@@ -46,6 +50,7 @@ public func tokencache_open(
         if let single = try options.bool("single_family_refresh_token") { configuration.useSingleFamilyRefreshToken = single }
         if let legacy = try options.bool("legacy_adal_items") { configuration.writesLegacyADALItems = legacy }
         if let name = try options.string("application_name") { configuration.applicationName = name }
+        configuration.loading = try loading(&options)
         try options.finish()
 
         let environment = StoreEnvironment(variables: variables, currentDirectory: FileManager.default.currentDirectoryPath)
@@ -56,6 +61,28 @@ public func tokencache_open(
         let itemStore = try StoreOpener.open(specification, accessGroups: resolvedGroups, environment: variables, notice: { _ in })
         let handle = try CacheHandle(cache: TokenCache(store: itemStore, configuration: configuration))
         cache.pointee = HandleTable.insert(handle)
+    }
+}
+
+/// The items a partition-mode handle keeps when the options name no `partition_limit`.
+let defaultPartitionLimit = 100_000
+
+/// The `loading` and `partition_limit` open options as the engine's loading mode.
+private func loading(_ options: inout Members) throws -> TokenCache.Configuration.Loading {
+    let mode = try options.string("loading")
+    let limit = try options.integer("partition_limit")
+    switch mode {
+    case nil, "whole_store":
+        guard limit == nil else { throw BadInput("options: \"partition_limit\" needs \"loading\": \"partitions\"") }
+        return .wholeStore
+    case "partitions":
+        let limit = limit ?? Int64(defaultPartitionLimit)
+        guard (1...Int64(Int32.max)).contains(limit) else {
+            throw BadInput("options: \"partition_limit\" must be between 1 and \(Int32.max)")
+        }
+        return .partitions(limit: Int(limit))
+    case .some:
+        throw BadInput("options: \"loading\" must be \"whole_store\" or \"partitions\"")
     }
 }
 

@@ -1,6 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
-import TokenCacheSchema
+import TokenCacheJSON
 
 @_cdecl("tokencache_save")
 public func tokencache_save(

@@ -1,4 +1,5 @@
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 
 @_cdecl("tokencache_search")

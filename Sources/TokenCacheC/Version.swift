@@ -3,13 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-
-/// The library's version; kept in step with the CLI's.
-let libraryVersion: StaticString = "0.1.0"
+import TokenCacheVersion
 
 @_cdecl("tokencache_version")
 public func tokencache_version() -> UnsafePointer<CChar> {
-    UnsafeRawPointer(libraryVersion.utf8Start).assumingMemoryBound(to: CChar.self)
+    UnsafeRawPointer(tokencacheVersion.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 @_cdecl("tokencache_abi_version")

@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The store's refresh tokens as ADAL.NET v3 entries, so that ADAL.NET apps get single sign-on.

@@ -1,6 +1,11 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Turns the ADAL caches of other platforms into store items.

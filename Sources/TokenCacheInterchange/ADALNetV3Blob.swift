@@ -1,4 +1,10 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The ADAL.NET v3 cache blob, as ADAL.NET 3–5 and MSAL.NET read and write it with .NET's
@@ -98,7 +104,7 @@ public enum ADALNetV3Blob {
             string(entry.key)
             // DataContractJsonSerializer escapes every '/' — and recognizes a date only in its
             // escaped form, "\/Date(…)\/".
-            string(JSONValue.object(entry.value).serializedString().replacingOccurrences(of: "/", with: "\\/"))
+            string(JSONValue.object(entry.value).serializedString().replacingEvery("/", with: "\\/"))
         }
         return Data(out)
     }

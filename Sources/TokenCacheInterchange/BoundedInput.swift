@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc
@@ -7,6 +11,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PrivateFiles
 
 /// Reads a stream (standard input, a pipe) as imports read a file: at most
 /// ``ImportDecoder/sizeLimit`` bytes are ever held, and more is refused as soon as it arrives.
@@ -21,7 +26,7 @@ public enum BoundedInput {
             let count = buffer.withUnsafeMutableBytes { readChunk(fd, $0.baseAddress!, chunk) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .cannotRead(path: source, reason: String(cString: strerror(errno)))
+                throw .cannotRead(path: source, reason: systemErrorText(errno))
             }
             if count == 0 { return data }
             guard data.count + count <= limit else {

@@ -1,5 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// A file format the store can import.

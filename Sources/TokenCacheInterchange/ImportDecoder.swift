@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Something the importer noticed about one entry: where it is and what it did about it.

@@ -1,5 +1,11 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheDisplay
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Why a file could not be imported or exported.
@@ -70,4 +76,14 @@ public enum InterchangeError: Error, Sendable, Equatable, CustomStringConvertibl
 /// drive the terminal nor flood it.
 func quotedKey(_ key: String) -> String {
     DisplayText.quoted(key)
+}
+
+extension InterchangeError: CategorizedError {
+    public var category: ErrorCategory {
+        switch self {
+        case .cannotRead, .cannotWrite: .unavailable
+        case .unrecognizedFormat, .malformedJSON, .invalidStructure, .invalidEntry, .invalidKeychainItems, .tooLarge:
+            .badInput
+        }
+    }
 }

@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The `keychain-items` interchange format: a JSON array of raw items, lossless between stores.
 ///

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import CacheStore
 
 /// Why a `keychain-items` document could not be read. Never includes item data.
 public enum KeychainItemsFormatError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -46,4 +51,9 @@ public enum KeychainItemsFormatError: Error, Sendable, CustomStringConvertible, 
             return "\(source): item \(index): \(place) must be \(expected)"
         }
     }
+}
+
+extension KeychainItemsFormatError: CategorizedError {
+    /// A keychain-items document handed in that cannot be read.
+    public var category: ErrorCategory { .badInput }
 }

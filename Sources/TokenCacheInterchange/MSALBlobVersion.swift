@@ -1,6 +1,11 @@
 import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// What a blob held when it was handed out: for each item, a hash of its identity and a digest of

@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Turns one entry of an MSAL JSON section into the unified items it stands for.

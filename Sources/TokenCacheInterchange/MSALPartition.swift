@@ -1,4 +1,5 @@
 import CacheStore
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The part of a cache one serialized blob holds, as the MSAL SDKs partition their caches:

@@ -1,4 +1,15 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PrivateFiles
 
 /// Reads and writes files that hold tokens.
@@ -22,25 +33,16 @@ public enum PrivateFile {
 
     /// The content of `path`, refusing files over `limit` bytes; `nil` when the file does not exist.
     public static func read(_ path: String, limit: Int) throws(InterchangeError) -> Data? {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
             if errno == ENOENT { return nil }
             throw .cannotRead(path: path, reason: lastError())
         }
-        defer { try? handle.close() }
-        do {
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
-            guard data.count <= limit else {
-                throw InterchangeError.tooLarge(source: path, size: data.count, limit: limit)
-            }
-            return data
-        } catch let error as InterchangeError {
-            throw error
-        } catch {
-            throw .cannotRead(path: path, reason: (error as NSError).localizedDescription)
-        }
+        defer { close(fd) }
+        return try BoundedInput.readAll(fd, source: path, limit: limit)
     }
 
     private static func lastError() -> String {
-        String(cString: strerror(errno))
+        systemErrorText(errno)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How an SDK encodes the MSAL JSON cache in its keyring secret.
 public enum SDKCacheEncoding: String, Sendable, Hashable, CustomStringConvertible {

@@ -1,9 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 // The token caches the Microsoft SDKs keep on Linux, and their import.
 //
 // Every SDK keeps the whole MSAL JSON cache as one secret (or one plaintext file); only the place
-// and the encoding differ. The layouts below are those of `reference/linux-persistence.md`
+// and the encoding differ. The layouts below are those of `docs/formats/linux-persistence.md`
 // (§1.4–1.6, §2.3, §2.8, §3.1, §3.4, §4.3 and the matrix of §8). This module knows no keyring
 // backend: keyring items reach it through ``SDKKeyring``, which the caller provides (the CLI adapts
 // `SecretServiceLookup` to it), so the interchange stays free of libsecret and D-Bus.
@@ -107,7 +111,7 @@ public enum SDKCacheLayout: String, Sendable, Hashable, CaseIterable, CustomStri
 
     static func home(_ environment: [String: String]) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }
-        return NSHomeDirectory()
+        return FileManager.default.homeDirectoryForCurrentUser.path
     }
 }
 

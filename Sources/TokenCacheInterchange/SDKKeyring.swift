@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One attribute of a keyring item.
 public struct SDKAttribute: Sendable, Hashable, CustomStringConvertible {
@@ -27,7 +31,7 @@ public struct SDKKeyringLayout: Sendable, Hashable {
     /// The label the writer gives the item (for display; never searched).
     public var label: String
     public var encoding: SDKCacheEncoding
-    /// Where the layout is described: a section of `reference/linux-persistence.md`.
+    /// Where the layout is described: a section of `docs/formats/linux-persistence.md`.
     public var reference: String
 
     /// The attributes to search for: those the writer's own lookup matches.

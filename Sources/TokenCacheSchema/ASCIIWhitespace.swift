@@ -1,12 +1,24 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension UInt8 {
     /// Whether the byte is ASCII white space or a newline as Foundation's `.whitespacesAndNewlines`
     /// counts them: space, tab, line feed, vertical tab, form feed, carriage return.
     ///
     /// The one definition behind every byte-level trim in the engine (key normalization, blank
-    /// tests, scopes, base64url): the fast paths must agree with Foundation's test, which the
-    /// non-ASCII paths still use.
+    /// tests, scopes, base64url): the fast paths must agree with the Unicode test the non-ASCII
+    /// paths use (`trimming(.whitespacesAndNewlines)`, Foundation's set).
     @_spi(Text) @inlinable public var isASCIIWhitespace: Bool {
         self == 0x20 || (self >= 0x09 && self <= 0x0D)
     }
@@ -40,7 +52,7 @@ extension UInt64 {
 
 extension String {
     /// The string without white space and newlines at either end (Foundation's
-    /// `.whitespacesAndNewlines`). Returned as is, without Foundation's bridging, when it starts
+    /// `.whitespacesAndNewlines`). Returned as is, without a walk over its scalars, when it starts
     /// and ends with ASCII that is not white space, as client ids do.
     @_spi(Text) public func trimmingWhitespace() -> String {
         let isPlain = { (byte: UInt8) in byte < 0x80 && !byte.isASCIIWhitespace }
@@ -51,6 +63,6 @@ extension String {
             return isPlain(first) && isPlain(last)
         }
         if plainEnds == true { return self }
-        return trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimming(.whitespacesAndNewlines)
     }
 }

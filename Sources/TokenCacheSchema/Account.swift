@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 
 /// An account item: one per tenant profile, i.e. per (home account, environment, realm).
 ///

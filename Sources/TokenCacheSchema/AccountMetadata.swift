@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 
 /// The account-metadata item of one client: its principal account, and per home account the
 /// sign-in state and the authority map (which authority a request URL actually resolved to).

@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 
 /// An app-metadata item: whether a client is in a token family (FOCI).
 ///

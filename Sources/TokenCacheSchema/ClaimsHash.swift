@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The short hash the Apple libraries append to a credential's service when it was requested with
 /// claims (`msidTokenHash`): the first 7 lower-case hex digits of SHA-256 over the UTF-8 bytes of

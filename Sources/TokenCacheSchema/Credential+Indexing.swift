@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Credential {
     /// Reads a stored credential item for an index: it accepts and rejects exactly the items
@@ -38,6 +42,6 @@ extension Credential {
         Field.credentialType, Field.clientId, Field.homeAccountId, Field.environment, Field.realm, Field.target,
         Field.familyId, Field.cachedAt, Field.expiresOn, Field.extendedExpiresOn, Field.extendedExpiresOnLegacy,
         Field.refreshOn, Field.tokenType, Field.keyId, Field.keyIdSnakeCase, Field.keyIdGo, Field.requestedClaims,
-        Field.applicationIdentifier,
+        Field.applicationIdentifier, Field.extCacheKey,
     ]
 }

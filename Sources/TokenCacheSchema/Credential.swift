@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 
 /// A credential item of the unified cache: access token, refresh token, ID token, family refresh
 /// token, and the rarer kinds of ``CredentialType``.
@@ -63,6 +68,8 @@ public struct Credential: SchemaItem {
         public static let clientInfo = "client_info"
         /// The `user_assertion_hash` member.
         public static let userAssertionHash = "user_assertion_hash"
+        /// The `ext_cache_key` member (MSAL Python and Go): a hash of the request's extra parameters.
+        public static let extCacheKey = "ext_cache_key"
     }
 
     /// The kind; decides the keychain type code and which fields go into the key.
@@ -108,6 +115,9 @@ public struct Credential: SchemaItem {
     public var clientInfo: String?
     /// `user_assertion_hash` (on-behalf-of tokens).
     public var userAssertionHash: String?
+    /// `ext_cache_key`: MSAL Python's and Go's hash of a request's extra parameters (an `fmi_path`,
+    /// forwarded client claims). Access tokens that differ only in it are different items.
+    public var extCacheKey: String?
     /// Every payload member this model does not know, written back unchanged.
     public var additionalFields: JSONObject
 
@@ -139,6 +149,7 @@ public struct Credential: SchemaItem {
         speInfo: String? = nil,
         clientInfo: String? = nil,
         userAssertionHash: String? = nil,
+        extCacheKey: String? = nil,
         additionalFields: JSONObject = JSONObject()
     ) {
         self.credentialType = credentialType
@@ -162,6 +173,7 @@ public struct Credential: SchemaItem {
         self.speInfo = speInfo
         self.clientInfo = clientInfo
         self.userAssertionHash = userAssertionHash
+        self.extCacheKey = extCacheKey
         self.additionalFields = additionalFields
     }
 
@@ -219,6 +231,7 @@ public struct Credential: SchemaItem {
         speInfo = try fields.string(Field.speInfo)
         clientInfo = try fields.string(Field.clientInfo)
         userAssertionHash = try fields.string(Field.userAssertionHash)
+        extCacheKey = try fields.string(Field.extCacheKey)
         additionalFields = fields.remaining
     }
 
@@ -278,6 +291,7 @@ public struct Credential: SchemaItem {
         object.set(Field.speInfo, speInfo)
         object.set(Field.clientInfo, clientInfo)
         object.set(Field.userAssertionHash, userAssertionHash)
+        object.set(Field.extCacheKey, extCacheKey)
         return object
     }
 
@@ -315,7 +329,7 @@ public struct Credential: SchemaItem {
 
     /// The keychain attributes, per the unified schema:
     /// - account `norm(home_account_id)-norm(environment)`;
-    /// - service `credentialId-norm(target)[-norm(token_type)][|<claims hash>]`;
+    /// - service `credentialId-norm(target)[-norm(token_type)][|<claims hash>][|ext:norm(ext_cache_key)]`;
     /// - generic the UTF-8 of ``credentialId``;
     /// - type the ``CredentialType`` code.
     ///
@@ -336,6 +350,8 @@ public struct Credential: SchemaItem {
             service += tokenTypePart
         }
         if let requestedClaims, !requestedClaims.isBlank { service += "|" + requestedClaimsHash(requestedClaims) }
+        // Not in the Apple libraries' keys: MSAL Python and Go key such tokens apart, so the store must too.
+        if let extKey = keyExtCacheKey { service += "|ext:" + ItemKey.normalized(extKey) }
         return ItemKey(
             account: ItemKey.account(homeAccountId: homeAccountId, environment: environment),
             service: service,
@@ -375,6 +391,13 @@ public struct Credential: SchemaItem {
         switch credentialType {
         case .refreshToken, .familyRefreshToken, .idToken, .v1IdToken: nil
         default: storedTokenType
+        }
+    }
+
+    private var keyExtCacheKey: String? {
+        switch credentialType {
+        case .refreshToken, .familyRefreshToken, .idToken, .v1IdToken: nil
+        default: extCacheKey.flatMap { $0.isBlank ? nil : $0 }
         }
     }
 

@@ -1,4 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import TokenCacheJSON
 
 /// The fast path of ``Credential/init(indexing:)``: one pass over the payload bytes that reads the
 /// fields an index compares straight into a ``Credential``, building no JSON tree.
@@ -18,7 +30,7 @@ enum IndexingScanner {
         Credential.Field.cachedAt, Credential.Field.expiresOn, Credential.Field.extendedExpiresOn,
         Credential.Field.extendedExpiresOnLegacy, Credential.Field.refreshOn, Credential.Field.tokenType, Credential.Field.keyId,
         Credential.Field.keyIdSnakeCase, Credential.Field.keyIdGo, Credential.Field.requestedClaims,
-        Credential.Field.applicationIdentifier,
+        Credential.Field.applicationIdentifier, Credential.Field.extCacheKey,
         // Known but not indexed: only checked to be strings.
         Credential.Field.enrollmentId, Credential.Field.redirectUri, Credential.Field.speInfo, Credential.Field.clientInfo,
         Credential.Field.userAssertionHash,
@@ -28,7 +40,7 @@ enum IndexingScanner {
         static let credentialType = 0, secret = 1, clientId = 2, homeAccountId = 3, environment = 4, realm = 5
         static let target = 6, familyId = 7, cachedAt = 8, expiresOn = 9, extendedExpiresOn = 10, extExpiresOn = 11
         static let refreshOn = 12, tokenType = 13, kid = 14, keyIdSnake = 15, keyIdGo = 16, requestedClaims = 17
-        static let applicationIdentifier = 18
+        static let applicationIdentifier = 18, extCacheKey = 19
     }
 
     /// Lower-case `credential_type` names, as ``CredentialType/init(jsonString:)`` compares them.
@@ -203,6 +215,6 @@ enum IndexingScanner {
             extendedExpiresOn: extended == nil || extended == 0 ? legacyExtended ?? extended : extended,
             refreshOn: refreshOn, tokenType: text(Slot.tokenType),
             keyId: text(Slot.kid) ?? text(Slot.keyIdSnake) ?? text(Slot.keyIdGo), requestedClaims: text(Slot.requestedClaims),
-            applicationIdentifier: text(Slot.applicationIdentifier))
+            applicationIdentifier: text(Slot.applicationIdentifier), extCacheKey: text(Slot.extCacheKey))
     }
 }

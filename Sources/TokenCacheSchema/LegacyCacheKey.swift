@@ -1,5 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The keychain attributes of a legacy ADAL item (ADAL 1.x/2.x, and ADAL ≥ 2.7 through IdentityCore).
 ///

@@ -1,6 +1,11 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import KeyedArchive
+import TokenCacheJSON
 
 /// A legacy ADAL token entry: the `ADTokenCacheStoreItem` keyed archive ADAL 1.x/2.x and
 /// IdentityCore keep under `MSOpenTech.ADAL.1|…` keys.

@@ -1,6 +1,10 @@
 @_spi(Hex) import CacheStore
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The lookup keys the token cache files partitions under (``StoreOperation/setLookupKeys(_:keys:)``),
 /// so a store can answer "which partitions hold this username" without a scan.
@@ -107,7 +111,7 @@ extension LookupKey {
     /// `batch` with the lookup keys it changes (see ``appendingKeys(to:current:partitions:)``),
     /// planned on `items`, the whole content of `store` just before the batch.
     public static func appendingKeys(to batch: [StoreOperation], over items: [StoreItem], in store: any ItemStore) -> [StoreOperation] {
-        guard store.keepsLookupKeys, batch.contains(where: changesKeys) else { return batch }
+        guard store.lookupKeyIndex != nil, batch.contains(where: changesKeys) else { return batch }
         var byPartition: [PartitionID: [ItemIdentity: String?]] = [:]
         for item in items where mayCarryKey(type: item.type) {
             byPartition[item.partition, default: [:]][item.identity] = key(of: item)
@@ -139,7 +143,7 @@ extension ItemStore {
     /// whole read, so writers of many items at once — imports — use it, not hot paths).
     @discardableResult
     public func applyKeepingLookupKeys(_ batch: [StoreOperation]) throws -> BatchResult {
-        guard keepsLookupKeys, batch.contains(where: LookupKey.changesKeys) else { return try apply(batch) }
+        guard lookupKeyIndex != nil, batch.contains(where: LookupKey.changesKeys) else { return try apply(batch) }
         return try applyPlanned { _, allItems in LookupKey.appendingKeys(to: batch, over: try allItems(), in: self) }
     }
 }

@@ -1,3 +1,5 @@
+import TokenCacheJSON
+
 /// The entry forms of an MSAL JSON cache: what MSAL Python, msal-node and MSAL.NET hold in the
 /// `AccessToken`, `RefreshToken`, `IdToken`, `Account` and `AppMetadata` sections. Members are in
 /// no particular order: writers sort them (``JSONValue/serialized(sortingKeys:)``).

@@ -1,4 +1,16 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension ItemKey {
     /// Normalizes a key component the way the Apple libraries do (`msidNormalizedString`, the
@@ -35,13 +47,13 @@ private func normalizedKeyPart(_ string: String) -> String {
     case .mixedCase:
         // On the contiguous bytes, eight at a time (walking the `Substring.UTF8View` byte by byte
         // cost about 55 instructions a byte). They are always there, since the verdict came from
-        // them; Foundation's general path below is correct for any string all the same.
+        // them; the general path below is correct for any string all the same.
         if let lowered = utf8.withContiguousStorageIfAvailable({ lowercasedTrimmedASCII($0) }) {
             return lowered
         }
         fallthrough
     case .nonASCII:
-        return string.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        return string.trimming(.whitespacesAndNewlines).lowercased()
     }
 }
 
@@ -107,9 +119,9 @@ private func asciiCase(_ bytes: UnsafeBufferPointer<UInt8>) -> ASCIICase {
 extension String {
     /// Whether the string is empty or only whitespace and newlines (`msidIsStringNilOrBlank`).
     var isBlank: Bool {
-        // Any ASCII byte that is not white space settles it without Foundation (this runs for every
+        // Any ASCII byte that is not white space settles it without the Unicode test (this runs for every
         // refresh token's key); only text of white space and non-ASCII takes the general test.
         if utf8.contains(where: { $0 < 0x80 && !$0.isASCIIWhitespace }) { return false }
-        return trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        return trimming(.whitespacesAndNewlines).isEmpty
     }
 }

@@ -1,4 +1,10 @@
+@_spi(Text) import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 
 /// Reads known fields out of a payload object; what it leaves in ``remaining`` are the unknown
 /// fields that the models carry through a read-modify-write.
@@ -124,7 +130,7 @@ struct PayloadFields {
         case .string(let text):
             // Fast path: what every writer stores, plain decimal digits.
             if let seconds = plainDigits(text) { return seconds }
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = text.trimming(.whitespacesAndNewlines)
             if trimmed.isEmpty { return nil }
             if let seconds = Int64(trimmed) { return seconds }
             let unsigned = trimmed.hasPrefix("+") ? String(trimmed.dropFirst()) : trimmed

@@ -1,5 +1,6 @@
 import CacheStore
 import KeyedArchive
+import TokenCacheJSON
 
 /// The attributes that name a stored item in error messages: its type, account and service.
 ///
@@ -89,4 +90,24 @@ public enum SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             return "\(subject): the legacy ADAL payload cannot be read: \(error)"
         }
     }
+}
+
+extension SchemaError: CategorizedError {
+    /// An item or entry that breaks the unified schema: bad input when handed in (an import, a
+    /// blob); a malformed stored item is skipped by the engine, not thrown.
+    public var category: ErrorCategory { .badInput }
+}
+
+extension JSONParseError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
+}
+
+// KeyedArchive knows nothing of the store contract; its errors are categorized here, where the
+// cache reads archives.
+extension KeyedArchiveError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
+}
+
+extension BinaryPropertyListError: CategorizedError {
+    public var category: ErrorCategory { .badInput }
 }

@@ -1,5 +1,10 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheJSON
 
 /// What the four unified-schema items (``Credential``, ``Account``, ``AppMetadata``,
 /// ``AccountMetadata``) share: a keychain key, a JSON payload, and the store item the two make.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Whole seconds since 1970 as the schema keeps them, and the only conversions between them and
 /// `Date` that code reading files may use.

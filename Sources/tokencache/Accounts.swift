@@ -1,7 +1,13 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
+import TokenCacheDisplay
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 struct Accounts: ParsableCommand {

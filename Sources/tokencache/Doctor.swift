@@ -1,7 +1,12 @@
 import ArgumentParser
 import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCacheSchema
+import TokenCacheJSON
 
 struct Doctor: ParsableCommand {
     static let configuration = CommandConfiguration(

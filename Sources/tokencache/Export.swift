@@ -1,6 +1,17 @@
 import ArgumentParser
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import TokenCacheInterchange
 
 extension ExportFormat: ExpressibleByArgument {}
@@ -36,7 +47,7 @@ struct Export: ParsableCommand {
             }
             let (data, report) = try exitOnFailure { try interchange.export(format) }
             printOutput(data)
-            FileHandle.standardError.write(Data(issueLines("skipped", report.skipped).utf8))
+            StandardStream.error.send(issueLines("skipped", report.skipped))
             return
         }
         let report = try exitOnFailure { try interchange.export(format, toFile: output) }

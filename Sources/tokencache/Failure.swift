@@ -1,8 +1,13 @@
 import ArgumentParser
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheDisplay
 import TokenCacheInterchange
-import TokenCacheSchema
+import TokenCacheJSON
 
 /// The exit statuses the CLI documents (sysexits where one fits).
 enum Status {
@@ -50,13 +55,13 @@ func status(for category: ErrorCategory) -> Int32 {
 
 /// Prints a message on stderr, every control character of it escaped (see `DisplayText`).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("tokencache: \(DisplayText.escaped(message, keepingLineBreaks: true))\n".utf8))
+    StandardStream.error.send("tokencache: \(DisplayText.escaped(message, keepingLineBreaks: true))\n")
 }
 
 /// Prints human output on stdout. Whole lines: newlines and tabs stay, every other control
 /// character, C1 control and bidirectional override is escaped, whatever a value put there.
 func printOutput(_ data: Data) {
-    FileHandle.standardOutput.write(Data(DisplayText.escaped(String(decoding: data, as: UTF8.self), keepingLineBreaks: true).utf8))
+    StandardStream.output.send(DisplayText.escaped(String(decoding: data, as: UTF8.self), keepingLineBreaks: true))
 }
 
 /// Prints a JSON value, pretty-printed with sorted keys, and a newline; terminal-safe and still the
@@ -67,5 +72,5 @@ func printJSON(_ value: JSONValue) {
 
 /// Prints serialized JSON, terminal-safe and still the same JSON.
 func printJSONText(_ text: String) {
-    FileHandle.standardOutput.write(Data(DisplayText.jsonSafe(text).utf8))
+    StandardStream.output.send(DisplayText.jsonSafe(text))
 }

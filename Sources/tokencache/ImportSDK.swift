@@ -1,6 +1,10 @@
 import ArgumentParser
-import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import InterchangeSecretService
 import TokenCacheInterchange
 
 extension SDKCacheSelection: ExpressibleByArgument {}
@@ -16,7 +20,7 @@ struct ImportSDK: ParsableCommand {
             $AZURE_CONFIG_DIR/msal_token_cache.json, default ~/.azure), msal-node (keytar, Azure \
             Identity JS). The keyring is only read: nothing is created, changed or unlocked, and a \
             locked collection exits 74. --list-sources shows what each place holds without reading \
-            a secret. Exit status: 1 when no cache is found.
+            a secret and exits 0 whatever it finds. Exit status of --from: 1 when no cache is found.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -68,10 +72,7 @@ struct ImportSDK: ParsableCommand {
     func importCaches(_ selection: SDKCacheSelection, survey: SDKCacheSurvey, keyring: SecretServiceKeyring?, notes: [String]) throws {
         for note in notes { printError("note: the Secret Service was not searched: \(note)") }
         guard !survey.found.isEmpty else {
-            var message = "no \(selection == .auto ? "SDK" : "\(selection)") token cache found; looked in:"
-            for place in survey.missing { message += "\n  \(place)" }
-            for place in survey.signalFiles { message += "\n  \(place) (empty: a signal file beside a keyring cache)" }
-            printError(message)
+            printError(Self.notFound(selection, survey))
             throw ExitCode(Status.notFound)
         }
         let store = try storeOptions.open()
@@ -117,7 +118,14 @@ struct ImportSDK: ParsableCommand {
         for place in survey.signalFiles { text += "empty    \(place) (a signal file beside a keyring cache)\n" }
         for place in survey.missing { text += "missing  \(place)\n" }
         printOutput(Data(text.utf8))
-        if survey.found.isEmpty { throw ExitCode(Status.notFound) }
+    }
+
+    /// The message for a survey that found no cache: where it looked.
+    static func notFound(_ selection: SDKCacheSelection, _ survey: SDKCacheSurvey) -> String {
+        var message = "no \(selection == .auto ? "SDK" : "\(selection)") token cache found; looked in:"
+        for place in survey.missing { message += "\n  \(place)" }
+        for place in survey.signalFiles { message += "\n  \(place) (empty: a signal file beside a keyring cache)" }
+        return message
     }
 
     /// Prints `error` prefixed with `context` and returns the exit code that fits it.

@@ -1,5 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import TokenCacheDisplay
 import TokenCacheInterchange
 import TokenCacheSchema
 
@@ -14,7 +19,9 @@ struct Lookup: ParsableCommand {
 func describe(_ credential: Credential, details: [(String, String)]) -> String {
     var text = "\(credential.credentialType) for \(DisplayText.escaped(credential.homeAccountId ?? "?")) on \(DisplayText.escaped(credential.environment ?? "?"))\n"
     for (label, value) in [("client id", credential.clientId ?? "?")] + details {
-        text += "  \((label + ":").padding(toLength: 11, withPad: " ", startingAt: 0)) \(DisplayText.escaped(value))\n"
+        // The labels are short ASCII: padded to one column, never cut.
+        let heading = label + ":"
+        text += "  \(heading)\(String(repeating: " ", count: max(0, 11 - heading.count))) \(DisplayText.escaped(value))\n"
     }
     text += "  secret:     \(credential.secret.count) characters (hidden; --json --reveal-secrets shows it)\n"
     return text

@@ -1,8 +1,12 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
+import TokenCacheDisplay
 import TokenCacheInterchange
-import TokenCacheSchema
 
 struct LookupAccessToken: ParsableCommand {
     static let configuration = CommandConfiguration(

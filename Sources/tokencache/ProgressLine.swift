@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A progress line on stderr, redrawn in place; only when stderr is a terminal and the work is long.
 final class ProgressLine: @unchecked Sendable {
@@ -16,11 +20,11 @@ final class ProgressLine: @unchecked Sendable {
         guard force ? shown || now.timeIntervalSince(start) > 0.5 : now.timeIntervalSince(start) > 0.5 && now.timeIntervalSince(last) > 0.1 else { return }
         last = now
         shown = true
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(message)".utf8))
+        StandardStream.error.send("\r\u{1B}[K\(message)")
     }
 
     func finish() {
         guard shown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        StandardStream.error.send("\r\u{1B}[K")
     }
 }

@@ -1,6 +1,11 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
+import TokenCacheSchema
 
 struct RemoveAccount: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,8 +31,51 @@ struct RemoveAccount: ParsableCommand {
                 ? try cache.wipeAccount(homeAccountId: app.account, clientId: app.clientId)
                 : try cache.removeAccount(homeAccountId: app.account, clientId: app.clientId)
         }
-        var text = "Removed \(result.deleted.count) item\(result.deleted.count == 1 ? "" : "s")"
-        if result.markedSignedOut { text += "; \(app.account) is signed out of \(app.clientId)" }
-        printOutput(Data((text + ".\n").utf8))
+        printOutput(Data(Self.summary(result, account: app.account, clientId: app.clientId, wipe: wipe).utf8))
+    }
+
+    /// What happened, in the words of someone signing a user out: which tokens went, what stays and
+    /// why `dump` may show a new item (the sign-out state and the wipe record are written, not deleted).
+    static func summary(_ result: RemovalResult, account: String, clientId: String, wipe: Bool) -> String {
+        var counts: [(noun: String, count: Int)] = []
+        for identity in result.deleted {
+            let noun = kind(of: identity.type)
+            if let index = counts.firstIndex(where: { $0.noun == noun }) {
+                counts[index].count += 1
+            } else {
+                counts.append((noun, 1))
+            }
+        }
+        let deleted = counts.map { "\($0.count) \($0.noun)\($0.count == 1 ? "" : "s")" }
+        let list = deleted.count > 1 ? deleted.dropLast().joined(separator: ", ") + " and " + deleted.last! : deleted.first ?? ""
+        var text: String
+        if wipe {
+            text = deleted.isEmpty
+                ? "\(account) had nothing in the store to remove.\n"
+                : "Removed \(account) from every app: deleted \(list).\n"
+        } else {
+            text = deleted.isEmpty
+                ? "\(account) had no tokens of \(clientId) to delete.\n"
+                : "Signed \(account) out of \(clientId): deleted \(list). Other apps keep their tokens.\n"
+            if result.markedSignedOut {
+                text += "The account is now marked signed out for \(clientId), so \(clientId) no longer lists it.\n"
+            }
+        }
+        if result.wroteWipeRecord {
+            text += "A wipe record notes when the refresh tokens were removed (as MSAL writes it).\n"
+        }
+        return text
+    }
+
+    private static func kind(of type: UInt32?) -> String {
+        guard let type else { return "ADAL token" }
+        if AccountType(rawValue: type) != nil { return "account record" }
+        switch CredentialType(typeCode: type) {
+        case .accessToken?, .accessTokenWithAuthScheme?: return "access token"
+        case .refreshToken?, .familyRefreshToken?, .boundRefreshToken?, .primaryRefreshToken?: return "refresh token"
+        case .idToken?, .v1IdToken?: return "ID token"
+        case .legacySingleResourceToken?: return "ADAL token"
+        case .other?, nil: return "item"
+        }
     }
 }

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 struct Repair: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,15 +23,16 @@ struct Repair: ParsableCommand {
     var dryRun = false
 
     func run() throws {
-        let store = try storeOptions.open()
+        // A backend that cannot hold damaged items has none to list or remove.
+        let store = try storeOptions.open() as? any DamageReportingStore
         if dryRun {
-            let damaged = try exitOnFailure { try store.damagedItems() }
+            let damaged = try exitOnFailure { try store?.damagedItems() ?? [] }
             var text = "\(damaged.count) damaged item\(damaged.count == 1 ? "" : "s")\(damaged.isEmpty ? "." : ":")\n"
             for item in damaged { text += "  \(item)\n" }
             printOutput(Data(text.utf8))
             return
         }
-        let removed = try exitOnFailure { try store.removeDamagedItems() }
+        let removed = try exitOnFailure { try store?.removeDamagedItems() ?? 0 }
         printOutput(Data("Removed \(removed) damaged item\(removed == 1 ? "" : "s").\n".utf8))
     }
 }

@@ -1,7 +1,11 @@
 import ArgumentParser
 import CacheStore
 import CacheStoreLocation
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenCache
 
 /// The options every command that opens a store accepts.
@@ -9,7 +13,7 @@ struct StoreOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The store: sqlite:PATH, secret-service[:COLLECTION], redis://HOST[:PORT][/DB][?OPTIONS], redis+unix:///SOCKET or memory (default: TOKENCACHE_STORE, else $XDG_DATA_HOME/tokencache/cache.sqlite).",
+            "The store: \(StoreSpecification.forms) (default: TOKENCACHE_STORE, else $XDG_DATA_HOME/tokencache/cache.sqlite).",
             valueName: "store"))
     var store: String?
 
@@ -31,6 +35,13 @@ struct StoreOptions: ParsableArguments {
         return try exitOnFailure {
             try StoreOpener.open(specification, accessGroups: groups, notice: { printError("note: \($0)") })
         }
+    }
+
+    /// The access group items are written to (the first of `--access-group` or the environment's),
+    /// without opening a store.
+    func writeGroup() throws -> String {
+        let environment = StoreEnvironment(variables: ProcessInfo.processInfo.environment, currentDirectory: "/")
+        return try resolvingArguments { try environment.accessGroups(flags: accessGroups) }.primary
     }
 
     /// Opens the store and the engine over it.

@@ -1,5 +1,10 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import CacheStoreLocation
 
 @main
 struct TokenCacheCommand: ParsableCommand {
@@ -7,14 +12,13 @@ struct TokenCacheCommand: ParsableCommand {
         commandName: "tokencache",
         abstract: "Inspect and manage a unified MSAL/ADAL token cache.",
         discussion: """
-            The store is chosen with --store or TOKENCACHE_STORE: sqlite:PATH, secret-service (the \
-            login keyring), secret-service:COLLECTION or memory; by default \
-            it is $XDG_DATA_HOME/tokencache/cache.sqlite. Secrets are never printed unless a command \
+            The store is chosen with --store or TOKENCACHE_STORE: \(StoreSpecification.forms); by \
+            default it is $XDG_DATA_HOME/tokencache/cache.sqlite. Secrets are never printed unless a command \
             is given --reveal-secrets.
 
             Exit status: 0 ok, 1 not found, 2 usage, 65 bad input data, 74 I/O or backend unavailable.
             """,
-        version: "0.1.0",
+        version: releaseVersion,
         subcommands: [Accounts.self, Lookup.self, RemoveAccount.self, Dump.self, Import.self, Export.self, Doctor.self, Repair.self]
     )
 
@@ -26,8 +30,8 @@ struct TokenCacheCommand: ParsableCommand {
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(Status.usage)
+                StandardStream.error.send(fullMessage(for: error) + "\n")
+                exit(withError: ExitCode(Status.usage))
             }
             exit(withError: error)
         }

@@ -29,6 +29,12 @@ static void test_open_errors(const char *directory) {
     EXPECT(tokencache_open("memory", NULL, 0, "{not json", &cache, &error), TOKENCACHE_ERROR_BAD_INPUT, error, "bad options");
     EXPECT(tokencache_open("memory", NULL, 0, "{\"colour\":1}", &cache, &error), TOKENCACHE_ERROR_BAD_INPUT, error, "unknown option");
     EXPECT(tokencache_open("memory", NULL, 0, "{\"key\":\"tpm\"}", &cache, &error), TOKENCACHE_ERROR_BAD_INPUT, error, "unknown key source");
+    EXPECT(tokencache_open("memory", NULL, 0, "{\"loading\":\"lazy\"}", &cache, &error), TOKENCACHE_ERROR_BAD_INPUT, error, "unknown loading");
+    EXPECT(tokencache_open("memory", NULL, 0, "{\"partition_limit\":10}", &cache, &error), TOKENCACHE_ERROR_BAD_INPUT, error, "limit without partitions");
+    EXPECT(tokencache_open("memory", NULL, 0, "{\"loading\":\"partitions\",\"partition_limit\":0}", &cache, &error),
+           TOKENCACHE_ERROR_BAD_INPUT, error, "limit 0");
+    EXPECT(tokencache_open("memory", NULL, 0, "{\"loading\":\"partitions\",\"partition_limit\":\"5\"}", &cache, &error),
+           TOKENCACHE_ERROR_BAD_INPUT, error, "limit not a number");
     EXPECT(tokencache_open("memory", NULL, 2, NULL, &cache, &error), TOKENCACHE_ERROR_BAD_INPUT, error, "NULL groups");
     EXPECT(tokencache_open("memory", NULL, 0, NULL, NULL, &error), TOKENCACHE_ERROR_BAD_INPUT, error, "NULL out");
     const char *groups[] = {"g1"};
@@ -290,6 +296,82 @@ static void test_threads(tokencache_t *cache) {
     }
 }
 
+/* A handle in partition loading mode over the store the others wrote: lookups and MSAL searches
+ * read only the accounts they name, and see what other handles commit. */
+static void test_partition_loading(const char *spec, tokencache_t *whole) {
+    tokencache_t *cache = NULL;
+    tokencache_error_t *error = NULL;
+    char *entry = NULL;
+    EXPECT(tokencache_open(spec, NULL, 0, "{\"key\":\"file\",\"loading\":\"partitions\",\"partition_limit\":1000}", &cache, &error),
+           TOKENCACHE_OK, error, "open in partition mode");
+    if (!cache) return;
+    EXPECT(tokencache_lookup_access_token(cache, AT_QUERY, &entry, &error), TOKENCACHE_OK, error, "partition mode: AT hit");
+    CHECK(contains(entry, "at-alice-"));
+    tokencache_free(entry);
+    /* the engine saved under the cloud's cache host */
+    const char *query = "{\"home_account_id\":\"" ALICE "\",\"environment\":\"login.windows.net\",\"client_id\":\"" APP_A "\"}";
+    EXPECT(tokencache_search(cache, "RefreshToken", query, NULL, 0, &entry, &error), TOKENCACHE_OK, error, "partition mode: search RT");
+    CHECK(contains(entry, "rt-alice-") && !contains(entry, "rt-bob"));
+    tokencache_free(entry);
+    EXPECT(tokencache_search(cache, "Account", NULL, NULL, 0, &entry, &error), TOKENCACHE_OK, error, "partition mode: every account");
+    CHECK(contains(entry, "alice@contoso.com") && contains(entry, "bob@contoso.com"));
+    tokencache_free(entry);
+    save(whole, APP_A, "at-alice-partition", "rt-alice-partition", 0);  /* another handle's commit */
+    EXPECT(tokencache_lookup_access_token(cache, AT_QUERY, &entry, &error), TOKENCACHE_OK, error, "partition mode: sees the commit");
+    CHECK(contains(entry, "at-alice-partition"));
+    tokencache_free(entry);
+    EXPECT(tokencache_search(cache, "RefreshToken", query, NULL, 0, &entry, &error), TOKENCACHE_OK, error, "partition mode: search sees it");
+    CHECK(contains(entry, "rt-alice-partition"));
+    tokencache_free(entry);
+    tokencache_close(cache);
+}
+
+/* Access tokens that differ only in MSAL Python's ext_cache_key are items of their own, and each
+ * lookup or search finds only its own. */
+static void test_extended_cache_keys(tokencache_t *cache) {
+    tokencache_error_t *error = NULL;
+    char *out = NULL;
+#define EXT_AT(secret, ext) "{\"credential_type\":\"AccessToken\",\"secret\":\"" secret "\",\"home_account_id\":null," \
+    "\"environment\":\"login.microsoftonline.com\",\"client_id\":\"" APP_B "\",\"realm\":\"" TENANT "\"," \
+    "\"target\":\"api://fmi/.default\",\"cached_at\":\"1700000000\",\"expires_on\":\"4102444800\"" ext "}"
+    const char *document = "{\"AccessToken\":{\"a\":" EXT_AT("app-plain", "") ",\"b\":" EXT_AT("app-path-a", ",\"ext_cache_key\":\"keya\"")
+        ",\"c\":" EXT_AT("app-path-b", ",\"ext_cache_key\":\"keyb\"") "}}";
+    EXPECT(tokencache_write_entries(cache, document, &out, &error), TOKENCACHE_OK, error, "write tokens with extended keys");
+    CHECK(contains(out, "\"saved\":3"));
+    tokencache_free(out);
+    const char *plain = "{\"home_account_id\":null,\"environment\":\"login.microsoftonline.com\",\"client_id\":\"" APP_B "\"}";
+    EXPECT(tokencache_search(cache, "AccessToken", plain, NULL, 0, &out, &error), TOKENCACHE_OK, error, "search without a key");
+    CHECK(contains(out, "app-plain") && !contains(out, "app-path-"));
+    tokencache_free(out);
+    const char *keyed = "{\"home_account_id\":null,\"client_id\":\"" APP_B "\",\"ext_cache_key\":\"keyb\"}";
+    EXPECT(tokencache_search(cache, "AccessToken", keyed, NULL, 0, &out, &error), TOKENCACHE_OK, error, "search with a key");
+    CHECK(contains(out, "app-path-b") && !contains(out, "app-path-a") && !contains(out, "app-plain"));
+    tokencache_free(out);
+    const char *lookup = "{\"home_account_id\":\"\",\"environment\":\"login.microsoftonline.com\",\"client_id\":\"" APP_B "\","
+        "\"realm\":\"" TENANT "\",\"scopes\":[\"api://fmi/.default\"]";
+    char query[1024];
+    snprintf(query, sizeof query, "%s}", lookup);
+    EXPECT(tokencache_lookup_access_token(cache, query, &out, &error), TOKENCACHE_OK, error, "lookup without a key");
+    CHECK(contains(out, "app-plain"));
+    tokencache_free(out);
+    snprintf(query, sizeof query, "%s,\"ext_cache_key\":\"KEYA\"}", lookup);
+    EXPECT(tokencache_lookup_access_token(cache, query, &out, &error), TOKENCACHE_OK, error, "lookup with a key");
+    CHECK(contains(out, "app-path-a"));
+    tokencache_free(out);
+    const char *removal = "{\"AccessToken\":{\"b\":" EXT_AT("app-path-a", ",\"ext_cache_key\":\"keya\"") "}}";
+    EXPECT(tokencache_remove_entries(cache, removal, &out, &error), TOKENCACHE_OK, error, "remove one keyed token");
+    CHECK(contains(out, "\"removed\":1"));
+    tokencache_free(out);
+    EXPECT(tokencache_search(cache, "AccessToken", "{\"client_id\":\"" APP_B "\",\"home_account_id\":null}", NULL, 0, &out, &error),
+           TOKENCACHE_OK, error, "the others stay");
+    CHECK(contains(out, "app-plain"));
+    tokencache_free(out);
+    EXPECT(tokencache_search(cache, "AccessToken", keyed, NULL, 0, &out, &error), TOKENCACHE_OK, error, "the other keyed token stays");
+    CHECK(contains(out, "app-path-b"));
+    tokencache_free(out);
+#undef EXT_AT
+}
+
 int main(void) {
     char directory[] = "/tmp/tokencache-c-test-XXXXXX";
     if (!mkdtemp(directory)) { perror("mkdtemp"); return 2; }
@@ -317,6 +399,8 @@ int main(void) {
     test_entries(cache);
     test_blobs(cache, other);
     test_threads(cache);
+    test_partition_loading(spec, cache);
+    test_extended_cache_keys(cache);
     test_stamp_and_removal(cache);
 
     char *entries = NULL;

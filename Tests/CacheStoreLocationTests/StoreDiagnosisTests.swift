@@ -10,13 +10,26 @@ import Testing
     /// No D-Bus session: the Secret Service checks warn, the file checks decide.
     let noSession = ["HOME": "/nonexistent", "TOKENCACHE_KEY": "file"]
 
-    @Test func aMemoryStoreIsUsableAndTheMissingSessionIsOnlyAWarning() {
+    @Test func aMemoryStoreIsUsableAndNeedsNoSecretService() {
         let diagnosis = StoreDiagnosis(specification: .memory, accessGroups: groups, environment: noSession)
         #expect(diagnosis.isUsable)
+        #expect(diagnosis.checks.map(\.name) == ["backend"])
+        #expect(diagnosis.checks.contains { $0.name == "backend" && $0.detail.hasPrefix("memory") })
+    }
+
+    @Test func aRedisStoreIsNotCheckedForTheSecretService() throws {
+        // Nothing listens on port 1: the backend check fails, and no D-Bus or libsecret check warns.
+        let specification = try StoreSpecification(parsing: "redis://127.0.0.1:1?timeout=300", currentDirectory: "/")
+        let diagnosis = StoreDiagnosis(specification: specification, accessGroups: groups, environment: noSession)
+        #expect(!diagnosis.checks.isEmpty)
+        #expect(!diagnosis.checks.contains { ["libsecret", "D-Bus session", "Secret Service"].contains($0.name) }, "\(diagnosis.checks)")
+    }
+
+    @Test func aSQLiteStoreWithoutASessionWarnsAboutIt() {
+        let diagnosis = StoreDiagnosis(specification: .sqlite(path: "/nonexistent/cache.sqlite"), accessGroups: groups, environment: noSession)
         let session = diagnosis.checks.first { $0.name == "D-Bus session" }
         #expect(session?.verdict == .warning)
         #expect(session?.remedy?.contains("dbus-run-session") == true)
-        #expect(diagnosis.checks.contains { $0.name == "backend" && $0.detail.hasPrefix("memory") })
     }
 
     @Test func aStoreThatDoesNotExistYetIsReportedNotCreated() throws {

@@ -31,6 +31,10 @@ struct RedisConfigurationTests {
         #expect(unix.endpoint == .unix(path: "/run/redis/redis.sock"))
         #expect(unix.database == 3)
         #expect(unix.keySource == .environment(name: "MY_KEY"))
+        // The socket path is percent-decoded; one that does not decode to UTF-8 has no path.
+        let spaced = try RedisConfiguration(parsing: "redis+unix:///run/my%20redis/r%C3%A9dis.sock")
+        #expect(spaced.endpoint == .unix(path: "/run/my redis/rédis.sock"))
+        #expect(throws: RedisError.self) { try RedisConfiguration(parsing: "redis+unix:///run/%FF.sock") }
     }
 
     @Test func passwordFromEnvironmentWhenTheSpecHasNone() throws {

@@ -1,15 +1,12 @@
 import Foundation
 
-/// The real cache files of `shared/fixtures`, read in place beside the checkout:
-/// `<checkout>/../shared/fixtures`.
+/// The real cache files of `Tests/Fixtures` (their provenance and license are in its README).
 public enum Fixtures {
     /// The fixtures folder.
     public static let directory = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // TestSupport
         .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // the checkout
-        .deletingLastPathComponent()  // its parent, which holds shared/
-        .appendingPathComponent("shared/fixtures")
+        .appendingPathComponent("Fixtures")
 
     /// A file or folder of the fixtures, e.g. `msal-node/cache.json`.
     public static func url(_ relativePath: String) -> URL {

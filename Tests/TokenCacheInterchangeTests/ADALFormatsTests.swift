@@ -3,7 +3,9 @@ import Foundation
 import KeyedArchive
 import Testing
 import TokenCache
+import TokenCacheDisplay
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// ADAL.NET v3 blobs and ADAL macOS archives, in and out.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 @Suite struct ExportTests {

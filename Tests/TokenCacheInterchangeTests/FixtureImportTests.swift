@@ -5,7 +5,7 @@ import TokenCache
 import TokenCacheInterchange
 import TokenCacheSchema
 
-/// Every JSON cache in the shared fixtures imports, lists the accounts its writer lists, and yields
+/// Every JSON cache in the fixtures (Tests/Fixtures) imports, lists the accounts its writer lists, and yields
 /// its refresh tokens by username — checked through the engine, as an app would.
 @Suite struct FixtureImportTests {
     struct Expectation: Sendable, CustomTestStringConvertible {

@@ -3,6 +3,7 @@ import CacheStoreMemory
 import Foundation
 import Testing
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The blob level: a partition loaded with a version, stored back as a per-item merge.

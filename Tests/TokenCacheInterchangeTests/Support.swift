@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 let group = "com.microsoft.adalcache"

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The writer variants of the reference, each in a document made for the purpose.

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// What an import writes, the engine can read: for random inputs of every importable shape, every

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+import TokenCacheJSON
 @testable import TokenCacheSchema
 
 /// The one-pass account reader (`IndexingScanner.account`) against the full read: whatever the

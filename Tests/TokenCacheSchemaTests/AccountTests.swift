@@ -2,6 +2,7 @@ import CacheStore
 import Foundation
 import Testing
 
+import TokenCacheJSON
 @testable import TokenCacheSchema
 
 @Suite struct AccountTests {

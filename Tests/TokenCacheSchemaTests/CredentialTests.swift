@@ -145,6 +145,26 @@ enum Schema {
         #expect(blank.key.service == "accesstoken-client-contoso.com-user.read")
     }
 
+    @Test func anExtendedCacheKeyMakesAnItemOfItsOwn() {
+        let plain = Credential(
+            credentialType: .accessToken, secret: "s", clientId: "client", homeAccountId: "",
+            environment: "login.microsoftonline.com", realm: "contoso.com", target: "api://x/.default")
+        var extended = plain
+        extended.extCacheKey = "ZG7kq-ABC_def"
+        #expect(plain.key.service == "accesstoken-client-contoso.com-api://x/.default")
+        #expect(extended.key.service == "accesstoken-client-contoso.com-api://x/.default|ext:zg7kq-abc_def")
+        #expect(extended.key.genericString == plain.key.genericString)
+        #expect(extended.key.account == plain.key.account)
+        #expect(extended.jsonObject["ext_cache_key"] == .string("ZG7kq-ABC_def"))
+        // Blank keys add nothing; refresh and ID tokens are never keyed by it.
+        extended.extCacheKey = " "
+        #expect(extended.key.service == plain.key.service)
+        var refresh = Credential(credentialType: .refreshToken, secret: "s", clientId: "client", homeAccountId: "u.t", environment: "e")
+        let refreshService = refresh.key.service
+        refresh.extCacheKey = "k"
+        #expect(refresh.key.service == refreshService)
+    }
+
     @Test func bearerTokenTypeIsNeitherKeyedNorWritten() {
         let at = Credential(credentialType: .accessToken, secret: "s", clientId: "c", homeAccountId: "u.t", environment: "e", realm: "r", target: "t", tokenType: "Bearer")
         #expect(at.key.service == "accesstoken-c-r-t")

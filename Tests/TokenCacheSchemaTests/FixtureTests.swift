@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+import TokenCacheJSON
 @testable import TokenCacheSchema
 
 /// Entries from MSAL.NET's real cache files, mapped by hand to the keychain items MSAL.NET on iOS

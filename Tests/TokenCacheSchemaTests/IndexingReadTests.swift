@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+import TokenCacheJSON
 @_spi(Indexing) @testable import TokenCacheSchema
 
 /// `Credential(indexing:)` builds only what an index compares, and must accept and reject exactly
@@ -20,7 +21,7 @@ import Testing
                 "\(c.credentialType)", c.clientId, c.homeAccountId, c.environment, c.realm, c.target, c.familyId,
                 c.cachedAt.map(String.init), c.expiresOn.map(String.init), c.extendedExpiresOn.map(String.init),
                 c.refreshOn.map(String.init), c.tokenType, c.keyId, c.requestedClaims, c.applicationIdentifier,
-                "\(c.isTombstone)",
+                c.extCacheKey, "\(c.isTombstone)",
             ].map { $0 ?? "nil" }.joined(separator: "|")
         }
     }

@@ -18,7 +18,7 @@ import Testing
     static let stringMembers = [
         "client_id", "home_account_id", "environment", "realm", "target", "family_id", "token_type", "kid", "key_id",
         "keyid", "requested_claims", "application_cache_identifier", "enrollment_id", "redirect_uri", "spe_info",
-        "client_info", "user_assertion_hash",
+        "client_info", "user_assertion_hash", "ext_cache_key",
     ]
     static let timestampMembers = ["cached_at", "expires_on", "extended_expires_on", "ext_expires_on", "refresh_on"]
 

@@ -1,6 +1,7 @@
 import CacheStore
 import Foundation
 import KeyedArchive
+import TokenCacheJSON
 import TokenCacheSchema
 import TestSupport
 import Testing

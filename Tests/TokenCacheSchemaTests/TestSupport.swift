@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import TokenCacheJSON
 @testable import TokenCacheSchema
 
 /// Parses a payload the way a foreign reader would and returns its root object.

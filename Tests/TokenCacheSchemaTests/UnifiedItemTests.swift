@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
+import TokenCacheJSON
 @testable import TokenCacheSchema
 
 @Suite struct UnifiedItemTests {

@@ -4,7 +4,7 @@ import TokenCache
 import TokenCacheSchema
 import Testing
 
-/// Access-token lookup (keychain-and-adal-objc.md §4.1–4.3; MSAL.NET §4.1 where ObjC is silent).
+/// Access-token lookup (docs/formats/keychain-and-adal-objc.md §4.1–4.3; unified-json-and-adal-dotnet.md §4.1 where ObjC is silent).
 @Suite struct AccessTokenLookupTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture() }
@@ -53,7 +53,7 @@ import Testing
         #expect(try fixture.accessToken()?.credential.secret == "under-preferred")
     }
 
-    // MARK: - Scopes (§4 SubSet matching, reserved scopes from MSAL.NET §4.1)
+    // MARK: - Scopes (§4 SubSet matching, reserved scopes from unified-json-and-adal-dotnet.md §4.1)
 
     @Test func requestedScopesAreASubsetInAnyCase() throws {
         try fixture.save()
@@ -141,7 +141,7 @@ import Testing
         #expect(none.needsRefresh == false)
     }
 
-    // MARK: - Token type and key id (§4.3, MSAL.NET §4.1 steps 3, 9)
+    // MARK: - Token type and key id (§4.3, unified-json-and-adal-dotnet.md §4.1 steps 3, 9)
 
     @Test func popTokenNeedsThePopTypeAndTheSameKeyId() throws {
         try fixture.save(TokenResponses.aad(scope: "User.Read", accessToken: "pop-token", tokenType: "pop"), keyId: "key-1")

@@ -4,7 +4,7 @@ import TokenCache
 import TokenCacheSchema
 import Testing
 
-/// Account enumeration and lookup (keychain-and-adal-objc.md §4.6, §1.7).
+/// Account enumeration and lookup (docs/formats/keychain-and-adal-objc.md §4.6, §1.7).
 @Suite struct AccountTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture() }

@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 

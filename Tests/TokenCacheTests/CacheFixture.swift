@@ -2,6 +2,7 @@ import CacheStore
 import CacheStoreMemory
 import Foundation
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 

@@ -3,6 +3,7 @@ import CacheStoreEncryption
 import CacheStoreMemory
 import CacheStoreSQLite
 import Foundation
+import TokenCacheJSON
 import TokenCacheSchema
 import TestSupport
 import Testing

@@ -1,10 +1,11 @@
 import CacheStore
 import Foundation
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 
-/// ID-token lookup (keychain-and-adal-objc.md §4.4) and app-metadata lookup (§1.6).
+/// ID-token lookup (docs/formats/keychain-and-adal-objc.md §4.4) and app-metadata lookup (§1.6).
 @Suite struct IdTokenAndAppMetadataTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture() }

@@ -2,6 +2,7 @@ import CacheStore
 import Foundation
 import KeyedArchive
 @testable import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 

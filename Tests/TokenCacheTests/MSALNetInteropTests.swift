@@ -1,11 +1,12 @@
 import CacheStore
 import Foundation
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 
 /// Items MSAL.NET on iOS (Xamarin/MAUI) writes read like MSAL ObjC's
-/// (unified-json-and-adal-dotnet.md §2.1, §1.3): every account type 1003 with `authority_type`
+/// (docs/formats/unified-json-and-adal-dotnet.md §2.1, §1.3): every account type 1003 with `authority_type`
 /// MSSTS, `client_info` on every item, `ext_expires_on` beside `extended_expires_on`, no
 /// `token_type` for Bearer, PoP ATs as type 2001 with `credential_type` AccessToken and `kid`, no app
 /// metadata and no family ids (FOCI is off on iOS).

@@ -79,6 +79,37 @@ import Testing
         #expect(store.fullReads == fullReads)
     }
 
+    /// MSAL Python's searches name an account and an environment: in partition mode they read that
+    /// account's partitions only, answer as whole-store mode does, and a repeated one reads nothing.
+    @Test func anMSALSearchNamingAnAccountReadsOnlyItsPartitions() throws {
+        let store = try PartitionedMemoryStore(groups: [Self.group])
+        let writer = try TokenCache(store: store)
+        for user in 0..<50 { try Self.save(writer, user: user, step: user) }
+        let cache = try Self.engine(store, limit: 1_000)
+        let searches: [CacheSearch] = [
+            CacheSearch(kind: .accessToken, query: [
+                "home_account_id": .string("uid7.tid1"), "environment": .string("login.windows.net"), "client_id": .string("client-a"),
+            ], target: ["User.Read"]),
+            CacheSearch(kind: .refreshToken, query: ["home_account_id": .string("uid7.tid1"), "environment": .string("LOGIN.windows.net")]),
+            CacheSearch(kind: .account, query: ["home_account_id": .string("uid7.tid1"), "environment": .string("login.windows.net")]),
+            CacheSearch(kind: .appMetadata, query: ["environment": .string("login.windows.net"), "client_id": .string("client-a")]),
+        ]
+        let fullReads = store.fullReads
+        for search in searches {
+            let found = try cache.search(search)
+            let expected = try writer.search(search)
+            #expect(!found.isEmpty, "\(search.kind)")
+            #expect(found.count == expected.count && found.allSatisfy(expected.contains), "\(search.kind)")
+        }
+        #expect(store.fullReads == fullReads)
+        let reads = store.partitionReads
+        for search in searches { _ = try cache.search(search) }
+        #expect(store.partitionReads == reads)
+        // Without an environment the items of a host no alias table knows could match: every partition is read.
+        _ = try cache.search(CacheSearch(kind: .accessToken, query: ["home_account_id": .string("uid7.tid1")]))
+        #expect(store.fullReads > fullReads)
+    }
+
     /// A backend over a network answers each batch in one round trip: a cold lookup asks for its
     /// partitions in a few batches, not one read per partition and environment alias.
     @Test func aColdLookupReadsItsPartitionsInBatches() throws {

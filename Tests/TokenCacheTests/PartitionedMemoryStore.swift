@@ -8,7 +8,7 @@ import Synchronization
 /// lookup-key index — so the engine's catch-up and partition loading can be tested without a
 /// backend that implements them. Every write goes through one lock, which makes `applyPlanned`
 /// atomic; it counts whole-store reads and partition reads, so tests can tell which path ran.
-final class PartitionedMemoryStore: ItemStore {
+final class PartitionedMemoryStore: ItemStore, PartitionTrackingStore, LookupKeyIndexingStore {
     let inner: MemoryStore
     /// Answer `partitionChanges(since:)` (else `nil`, as a store that keeps no history).
     let answersChanges: Bool

@@ -4,7 +4,7 @@ import TokenCache
 import TokenCacheSchema
 import Testing
 
-/// Refresh and family refresh tokens (keychain-and-adal-objc.md §4.5; MSAL.NET §4.2).
+/// Refresh and family refresh tokens (docs/formats/keychain-and-adal-objc.md §4.5; unified-json-and-adal-dotnet.md §4.2).
 @Suite struct RefreshTokenTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture() }

@@ -4,7 +4,7 @@ import TokenCache
 import TokenCacheSchema
 import Testing
 
-/// `removeAccount` and `wipeAccount` (keychain-and-adal-objc.md §4.7, §4.8, §1.8).
+/// `removeAccount` and `wipeAccount` (docs/formats/keychain-and-adal-objc.md §4.7, §4.8, §1.8).
 @Suite struct RemovalTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture(applicationName: "com.contoso.mail") }

@@ -3,11 +3,12 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 
 /// What `save` writes, checked item by item against the keychain layout MSAL ObjC writes
-/// (keychain-and-adal-objc.md §1.3–1.7, §4.1–4.5; the values MSIDCacheSchemaValidationTests asserts).
+/// (docs/formats/keychain-and-adal-objc.md §1.3–1.7, §4.1–4.5; the values MSIDCacheSchemaValidationTests asserts).
 @Suite struct SaveTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture() }

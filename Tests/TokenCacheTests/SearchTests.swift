@@ -1,6 +1,7 @@
 import CacheStore
 import Foundation
 @testable import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 

@@ -1,6 +1,7 @@
 import CacheStore
 import Foundation
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Builders for realistic token responses: unsigned JWTs and client_info as servers send them.

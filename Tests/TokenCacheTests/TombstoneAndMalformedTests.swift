@@ -4,7 +4,7 @@ import TokenCache
 import TokenCacheSchema
 import Testing
 
-/// Tombstones (keychain-and-adal-objc.md §1.4) and unreadable items (§1.1 read algorithm).
+/// Tombstones (docs/formats/keychain-and-adal-objc.md §1.4) and unreadable items (§1.1 read algorithm).
 @Suite struct TombstoneAndMalformedTests {
     let fixture: CacheFixture
     init() throws { fixture = try CacheFixture() }

@@ -21,6 +21,7 @@ import CacheStoreSQLite
 import Foundation
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 let group = "com.microsoft.adalcache"
@@ -209,7 +210,7 @@ func check(store path: String, logs directory: String, workers: Int) -> Never {
             let integrity = try sqlite.integrityCheck()
             if !integrity.isEmpty { problems.append("integrity check: \(integrity.joined(separator: "; "))") }
         }
-        if store.damagedItemCount() > 0 { problems.append("damaged items: \(store.damagedItemCount())") }
+        if let damaged = (store as? any DamageReportingStore)?.damagedItemCount(), damaged > 0 { problems.append("damaged items: \(damaged)") }
     } catch let failure {
         fail("cannot open the store: \(failure)")
     }

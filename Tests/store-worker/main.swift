@@ -113,11 +113,11 @@ do {
         say("saved")
     case "follow":
         let stopFile = arguments[4]
-        guard var revision = try store.partitionChanges(since: nil)?.revision else { fail("the store tells no partition changes") }
+        guard let tracking = store as? any PartitionTrackingStore, var revision = try tracking.partitionChanges(since: nil)?.revision else { fail("the store tells no partition changes") }
         var copy = Dictionary(grouping: try store.allItems(), by: \.partition)
         var rounds = 0
         func catchUp() throws {
-            guard let changes = try store.partitionChanges(since: revision) else { fail("the store lost its history at \(revision)") }
+            guard let changes = try tracking.partitionChanges(since: revision) else { fail("the store lost its history at \(revision)") }
             for partition in changes.partitions {
                 copy[partition] = try store.readPartition(accessGroup: partition.accessGroup, account: partition.account).items
             }

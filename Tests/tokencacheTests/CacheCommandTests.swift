@@ -3,6 +3,7 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 import Testing
 
@@ -121,6 +122,9 @@ struct CacheCommandTests {
         defer { cli.home.cleanUp() }
         let removed = try cli.run("remove-account", "--client-id", Self.client, "--account", Self.home)
         #expect(removed.status == 0, "\(removed.errors)")
+        #expect(removed.output.hasPrefix("Signed \(Self.home) out of \(Self.client): deleted "), "\(removed.output)")
+        #expect(removed.output.contains("access token") && removed.output.contains("refresh token"), "\(removed.output)")
+        #expect(removed.output.contains("marked signed out for \(Self.client)"), "\(removed.output)")
         #expect(try cli.run("accounts", "--client-id", Self.client, "--identifier", Self.home).status == 1)
         #expect(try cli.run("accounts", "--client-id", Self.otherClient, "--identifier", Self.home).status == 0)
         #expect(try cli.run("lookup", "refresh-token", "--client-id", Self.otherClient, "--account", Self.home).status == 0)
@@ -128,6 +132,8 @@ struct CacheCommandTests {
 
         let wiped = try cli.run("remove-account", "--client-id", Self.otherClient, "--account", Self.home, "--wipe")
         #expect(wiped.status == 0)
+        #expect(wiped.output.hasPrefix("Removed \(Self.home) from every app: deleted "), "\(wiped.output)")
+        #expect(wiped.output.contains("account record"), "\(wiped.output)")
         #expect(try cli.run("accounts", "--identifier", Self.home).status == 1)
     }
 }

@@ -4,6 +4,7 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import Testing
+import TokenCacheJSON
 import TokenCacheSchema
 import TokenCacheInterchange
 

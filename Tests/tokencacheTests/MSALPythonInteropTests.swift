@@ -4,6 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 import TokenCache
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Interop with the real MSAL Python (pinned in `Tests/Interop/requirements.txt`, installed into

@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// `TokenCache.search` against MSAL Python 1.39's own `TokenCache.search` over the same entries:

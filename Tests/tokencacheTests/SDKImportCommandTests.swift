@@ -281,6 +281,9 @@ struct SDKFileImportCommandTests {
         let nothing = try cli.run("import", "sdk", "--from", "auto")
         #expect(nothing.status == 1)
         #expect(nothing.errors.contains("note: the Secret Service was not searched: no D-Bus session"))
+        let emptyListing = try cli.run("import", "sdk", "--list-sources")
+        #expect(emptyListing.status == 0, "a listing that found nothing is a success")
+        #expect(emptyListing.output.contains("missing  file:azure-cli"), "\(emptyListing.output)")
 
         try Self.place(Self.nodeFixture, at: cli.home.path(".azure/msal_token_cache.json"))
         let auto = try cli.run("import", "sdk", "--from", "auto")

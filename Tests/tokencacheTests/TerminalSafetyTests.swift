@@ -3,7 +3,9 @@ import CacheStoreSQLite
 import Foundation
 import TestSupport
 import Testing
+import TokenCacheDisplay
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// Attributes and keys planted in a store or a file never reach the terminal as raw escape

@@ -8,6 +8,7 @@ import Glibc
 #endif
 import TokenCache
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 /// The cache the benchmarks run against, and the queries they draw from it.

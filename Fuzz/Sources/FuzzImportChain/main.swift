@@ -4,7 +4,9 @@ import Foundation
 import FuzzSupport
 import KeyedArchive
 import TokenCache
+import TokenCacheDisplay
 import TokenCacheInterchange
+import TokenCacheJSON
 import TokenCacheSchema
 
 // The whole chain a hostile file goes through: import it, then run every lookup, listing, dump and

@@ -10,8 +10,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-FIXTURES = os.environ.get("TOKENCACHE_FIXTURES") or os.path.normpath(
-    os.path.join(HERE, "..", "..", "..", "..", "shared", "fixtures"))
+FIXTURES = os.path.normpath(os.path.join(HERE, "..", "..", "..", "Tests", "Fixtures"))
 
 
 @pytest.fixture

@@ -2,8 +2,11 @@
 give `PublicClientApplication` / `ConfidentialClientApplication`.
 
 It serves the OpenID configuration document of any authority, and a token endpoint that mints a
-token response for an authorization code (`code_for(user)`) or for a refresh token it issued or was
-told about (`accept_refresh_token`). Every POST is counted, so a test can say "zero HTTP calls".
+token response for an authorization code (`code_for(user)`), a user assertion of on-behalf-of or of
+a user federated identity credential (`assertion_for(user)`), client credentials, or a refresh
+token it issued or was told about (`accept_refresh_token`). Every POST is counted and logged
+(`requests`: grant type, host, tenant, scopes and the extra parameters that key tokens apart), so a
+test can say "zero HTTP calls" or compare what two runs asked for.
 """
 
 import base64
@@ -14,6 +17,8 @@ import time
 import urllib.parse
 
 RESERVED_SCOPES = {"openid", "profile", "offline_access"}
+#: The public cloud's hosts, as instance discovery lists them.
+ALIASES = ("login.microsoftonline.com", "login.windows.net", "login.microsoft.com", "sts.windows.net")
 
 
 class User:
@@ -41,6 +46,20 @@ def code_for(user):
     return "code." + b64url({"uid": user.uid, "utid": user.utid, "username": user.username, "name": user.name})
 
 
+def assertion_for(user):
+    """A user assertion (on-behalf-of, user FIC) the fake STS accepts for `user`."""
+    return "assertion." + b64url({"uid": user.uid, "utid": user.utid, "username": user.username, "name": user.name})
+
+
+def _user_in(text, prefix):
+    claims = json.loads(base64.urlsafe_b64decode(text[len(prefix):] + "==").decode())
+    return User(claims["uid"], claims["utid"], claims["username"], claims["name"])
+
+
+#: Request parameters logged as they are (the rest are credentials or vary per run).
+LOGGED = ("grant_type", "scope", "fmi_path", "client_claims", "claims", "requested_token_use", "token_type", "key_id")
+
+
 class Response:
     def __init__(self, status_code, body):
         self.status_code = status_code
@@ -57,9 +76,12 @@ class FakeSTS:
 
     CONFIG = "/v2.0/.well-known/openid-configuration"
 
-    def __init__(self, tag="t", expires_in=3600):
+    def __init__(self, tag="t", expires_in=3600, refresh_in=None, foci=None):
         self.tag = tag
         self.expires_in = expires_in
+        self.refresh_in = refresh_in  # given in every token response when set
+        self.foci = foci  # the family id given in user token responses when set
+        self.requests = []  # one dict per POST: what it asked for (no secrets)
         self.posts = 0
         self.gets = 0
         self._serial = itertools.count(1)
@@ -80,6 +102,11 @@ class FakeSTS:
                 "token_endpoint": base + "/oauth2/v2.0/token",
                 "device_authorization_endpoint": base + "/oauth2/v2.0/devicecode",
             })
+        if "/discovery/instance" in url:  # instance discovery: the public cloud's aliases
+            return Response(200, {
+                "tenant_discovery_endpoint": "https://login.microsoftonline.com/common/v2.0" + self.CONFIG[5:],
+                "metadata": [{"preferred_network": "login.microsoftonline.com", "preferred_cache": "login.windows.net",
+                              "aliases": list(ALIASES)}]})
         raise RuntimeError("unexpected GET " + url)
 
     def post(self, url, params=None, data=None, headers=None, **kwargs):
@@ -90,12 +117,23 @@ class FakeSTS:
             data = dict(urllib.parse.parse_qsl(data if isinstance(data, str) else data.decode()))
         data = data or {}
         grant = data.get("grant_type")
+        logged = {k: data[k] for k in LOGGED if data.get(k)}
+        logged.update(host=url.split("/")[2], tenant=url.split("/")[3])
+        if grant == "refresh_token":
+            logged["refresh_token"] = data.get("refresh_token")  # made up here: no secret
+        with self._lock:
+            self.requests.append(logged)
+        extra = {} if self.refresh_in is None else {"refresh_in": self.refresh_in}
         if grant == "authorization_code":
-            claims = json.loads(base64.urlsafe_b64decode(data["code"][5:] + "==").decode())
-            user = User(claims["uid"], claims["utid"], claims["username"], claims["name"])
+            user = _user_in(data["code"], "code.")
+        elif grant in ("urn:ietf:params:oauth:grant-type:jwt-bearer", "user_fic"):
+            assertion = data.get("assertion") or data.get("user_federated_identity_credential") or ""
+            if not assertion.startswith("assertion."):
+                return Response(400, {"error": "invalid_grant", "error_description": "unknown assertion"})
+            user = _user_in(assertion, "assertion.")
         elif grant == "client_credentials":
-            return Response(200, {"token_type": "Bearer", "expires_in": self.expires_in,
-                                  "access_token": "app-at-%s-%d" % (self.tag, serial)})
+            return Response(200, dict(extra, token_type="Bearer", expires_in=self.expires_in,
+                                      access_token="app-at-%s-%d" % (self.tag, serial)))
         elif grant == "refresh_token":
             user = self._refresh_tokens.get(data.get("refresh_token"))
             if user is None:
@@ -109,8 +147,10 @@ class FakeSTS:
         host = url.split("/")[2]
         refresh_token = "rt-%s-%d-%s" % (self.tag, serial, user.uid[:8])
         self._refresh_tokens[refresh_token] = user
-        return Response(200, {
-            "token_type": "Bearer",
+        if self.foci:
+            extra["foci"] = self.foci
+        return Response(200, dict(extra, **{
+            "token_type": data.get("token_type") or "Bearer",  # ssh-cert when asked for one
             "scope": " ".join(scopes),
             "expires_in": self.expires_in,
             "ext_expires_in": self.expires_in,
@@ -122,7 +162,7 @@ class FakeSTS:
                 "preferred_username": user.username, "sub": "sub-" + user.uid, "tid": tenant,
                 "ver": "2.0"}) + ".sig",
             "client_info": b64url({"uid": user.uid, "utid": user.utid}),
-        })
+        }))
 
     def close(self):
         pass

@@ -70,3 +70,18 @@ def test_the_library_is_found_through_tokencache_library_else_reported_clearly(t
     assert "LibraryNotFoundError: cannot load libtokencache from TOKENCACHE_LIBRARY" in result.stderr
     with pytest.raises(tokencache.LibraryNotFoundError, match="given path"):
         _library.open_library(str(tmp_path / "missing.so"))
+
+
+def test_a_path_is_a_sqlite_store_and_a_bad_specification_is_typed(store, tmp_path):
+    path = tmp_path / "by-path.sqlite"
+    with tokencache.Cache(path) as cache:
+        assert cache.write_entries(ENTRIES)["saved"] == 3
+    assert path.exists()
+    with tokencache.Cache("sqlite:" + str(path)) as cache:
+        assert [a["username"] for a in cache.accounts()] == ["ann@contoso.com"]
+    with pytest.raises(TypeError, match="store specification"):
+        tokencache.Cache(42)
+    with pytest.raises(TypeError, match="sequence of str"):
+        tokencache.Cache(store, access_groups="com.microsoft.adalcache")
+    with pytest.raises(tokencache.BadInputError):
+        tokencache.Cache("postgres://nope")

@@ -8,7 +8,9 @@ import pytest
 import fake_sts
 import worker
 from tokencache import Cache
-from tokencache.msal import PersistedTokenCache, TokenCache, UnsupportedMSALVersionError, _check_msal_version
+from tokencache import msal_versions
+from tokencache.msal import (
+    PersistedTokenCache, TokenCache, UnsupportedMSALVersionError, UntestedMSALVersionWarning, _check_msal_version)
 
 TYPES = ("AccessToken", "RefreshToken", "IdToken", "Account", "AppMetadata")
 OTHER_CLIENT = "1950a258-227b-4e31-a9cf-717495945fc2"
@@ -116,11 +118,12 @@ def test_two_long_lived_processes_share_tokens_live(store, spawn):
 def test_remove_account_removes_what_msal_removes(store):
     now = int(time.time())
     plugin, reference = TokenCache(), msal.SerializableTokenCache()
+    responses = list(events(now))  # once: the ID tokens the fake STS mints carry the time
     for cache in (plugin, reference):
         app = msal.PublicClientApplication(
             worker.CLIENT_ID, authority=worker.AUTHORITY, token_cache=cache,
             http_client=fake_sts.FakeSTS(), instance_discovery=False)
-        for event in events(now):
+        for event in responses:
             cache.add(dict(event), now=now)
         alice = [a for a in app.get_accounts() if a["username"] == "user1@contoso.com"]
         assert len(alice) == 1
@@ -147,7 +150,7 @@ def test_a_confidential_client_caches_app_tokens(store):
 
 
 def test_persisted_token_cache_takes_msal_extensions_constructor(store, tmp_path):
-    from msal_extensions import FilePersistence
+    FilePersistence = pytest.importorskip("msal_extensions").FilePersistence
     persistence = FilePersistence(str(tmp_path / "msal_cache.json"))
     cache = PersistedTokenCache(persistence)
     sts = fake_sts.FakeSTS()
@@ -161,9 +164,18 @@ def test_persisted_token_cache_takes_msal_extensions_constructor(store, tmp_path
         assert [a["username"] for a in fresh.msal_search("Account")] == [user.username]
 
 
-def test_unsupported_msal_versions_are_refused_clearly(store, monkeypatch):
-    with pytest.raises(UnsupportedMSALVersionError, match=r"supports MSAL Python 1\.39\.0; this is 1\.38\.0"):
-        _check_msal_version("1.38.0")
+def test_tested_versions_are_accepted_newer_ones_warned_about_once_others_refused(store, monkeypatch):
+    for version in ("1.31.0", "1.31.1", "1.35.0", "1.39.0", "1.39.2"):
+        _check_msal_version(version)
+    with pytest.raises(UnsupportedMSALVersionError, match=r"supports MSAL Python 1\.31\.1 to 1\.39\.0 .*this is 1\.30\.0"):
+        _check_msal_version("1.30.0")
+    monkeypatch.setattr(msal_versions, "_warned", False)
+    with pytest.warns(UntestedMSALVersionWarning, match=r"tested with MSAL Python 1\.31\.1 to 1\.39\.0; this is 1\.40\.0"):
+        _check_msal_version("1.40.0")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _check_msal_version("1.41.0")  # once per process
     monkeypatch.setattr(msal, "__version__", "2.0.0")
     with pytest.raises(UnsupportedMSALVersionError, match="this is 2.0.0"):
         TokenCache()

@@ -24,3 +24,15 @@ __all__ = [
     "UnavailableError", "PermissionDeniedError", "ConflictError", "DamagedError", "InternalError",
     "LibraryNotFoundError",
 ]
+
+
+def __getattr__(name):
+    # `tokencache.__version__`: the installed distribution's version, which the build takes from
+    # the one place the release version is written; from a source tree, the library's.
+    if name == "__version__":
+        from importlib import metadata
+        try:
+            return metadata.version("tokencache")
+        except metadata.PackageNotFoundError:
+            return version()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

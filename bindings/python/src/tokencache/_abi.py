@@ -48,7 +48,7 @@ _PROTOTYPES = {
 }
 
 
-def declare(library):
+def declare(library: ctypes.CDLL) -> ctypes.CDLL:
     """Sets the argument and result types of every function of the header on `library`."""
     for name, (restype, argtypes) in _PROTOTYPES.items():
         function = getattr(library, name)

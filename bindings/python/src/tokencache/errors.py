@@ -1,16 +1,20 @@
 """Exceptions of the tokencache binding, one per error category of the C ABI.
 
-The category numbers are the ABI's (`TC_ERROR_*` in `tokencache.h`); they never change. A message
-never contains a token or any other secret.
+The category numbers are the ABI's (`TOKENCACHE_ERROR_*` in `tokencache.h`); they never change. A
+message never contains a token or any other secret.
 """
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Type
 
 
 class TokenCacheError(Exception):
     """Any failure reported by libtokencache. `category` is the ABI's number, `message` its text."""
 
-    category = 7
+    category: int = 7
 
-    def __init__(self, message, category=None):
+    def __init__(self, message: str, category: Optional[int] = None) -> None:
         super().__init__(message)
         self.message = message
         if category is not None:
@@ -65,12 +69,12 @@ class LibraryNotFoundError(TokenCacheError, OSError):
     category = 3
 
 
-BY_CATEGORY = {cls.category: cls for cls in (
+BY_CATEGORY: Dict[int, Type[TokenCacheError]] = {cls.category: cls for cls in (
     NotFoundError, BadInputError, UnavailableError, PermissionDeniedError, ConflictError,
     DamagedError, InternalError)}
 
 
-def from_category(category, message):
+def from_category(category: int, message: str) -> TokenCacheError:
     """The exception for an ABI error category (unknown numbers become `TokenCacheError`)."""
     cls = BY_CATEGORY.get(category)
     return cls(message) if cls else TokenCacheError(message, category)

@@ -1,8 +1,0 @@
-extension CacheStoreError: CategorizedError {
-    public var category: ErrorCategory {
-        switch self {
-        case .accessGroupNotAllowed: .permission
-        case .noAccessGroups, .invalidItem: .badInput
-        }
-    }
-}

@@ -1,5 +1,0 @@
-import CacheStore
-
-extension StoreLocationError: CategorizedError {
-    public var category: ErrorCategory { .badInput }
-}

@@ -1,0 +1,275 @@
+import CacheStore
+import TokenCacheSchema
+
+/// Partition loading mode (``TokenCache/Configuration/Loading/partitions(limit:)``): the index holds
+/// only the partitions lookups touched. A lookup names what it needs (a ``PartitionNeed``); the
+/// first time, its partitions are read (one `readPartitions` batch, and one more for the partitions
+/// those lead to, such as a username's accounts) and the need is remembered as met,
+/// so the next identical lookup, while the store's stamp is unchanged, is one table probe away from
+/// the whole-store path. When the stamp changed, the loaded partitions are revalidated: re-read
+/// only those the store names as changed (`partitionChanges(since:)`), or all dropped when it
+/// cannot tell.
+extension TokenCache {
+    private enum PlanRetry: Error {
+        case stale
+        case missing([PartitionID])
+    }
+
+    /// Runs `body` on an index holding what `need` names, current as of this call's stamp. In
+    /// whole-store mode `need` is not even computed.
+    func withIndex<R>(_ need: @autoclosure () -> PartitionNeed, _ body: (CacheIndex) throws -> R) throws -> R {
+        guard case .partitions(let limit) = configuration.loading else { return try withIndex(body) }
+        let need = need()
+        let stamp = try store.changeStamp()
+        var result: R?
+        try state.withLock { state in
+            guard state.stamp == stamp, let met = state.loaded.met[need] else { return }
+            state.loaded.tick &+= 1
+            met.used = state.loaded.tick
+            result = try body(state.index)
+        }
+        if let result { return result }
+        for _ in 0..<4 {
+            let stamp = try store.changeStamp()
+            let epoch = try revalidate(to: stamp)
+            guard let partitions = try load(need, epoch: epoch, limit: limit) else { continue }
+            var answer: R?
+            try state.withLock { state in
+                guard state.loaded.epoch == epoch else { return }
+                if state.stamp == stamp {
+                    state.loaded.tick &+= 1
+                    state.loaded.met[need] = LoadedPartitions.MetNeed(partitions, used: state.loaded.tick)
+                }
+                answer = try body(state.index)
+            }
+            if let answer { return answer }
+        }
+        // Other writers kept moving the store: answer from one whole read.
+        return try body(try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts))
+    }
+
+    /// Brings the loaded partitions to `stamp` (taken by the caller before): re-reads those the store
+    /// names as changed since the index's revision, or drops them all when it cannot name them.
+    /// Returns the epoch the index is then at (it changes with every revalidation).
+    private func revalidate(to stamp: ChangeStamp) throws -> UInt64 {
+        let (current, revision, epoch, loaded) = state.withLock { ($0.stamp, $0.revision, $0.loaded.epoch, $0.loaded.partitions) }
+        if current == stamp { return epoch }
+        if current != nil, let revision, let changes = try (store as? any PartitionTrackingStore)?.partitionChanges(since: revision) {
+            let changed = Array(Set(changes.partitions).filter { loaded[$0] != nil })
+            let reads = zip(changed, try changed.isEmpty ? [] : store.readPartitions(changed).map(\.items))
+            return state.withLock { state in
+                // Another thread revalidated meanwhile: its index is at least as new.
+                guard state.loaded.epoch == epoch else { return state.loaded.epoch }
+                for (partition, items) in reads where state.loaded.partitions[partition] != nil {
+                    state.load(partition, items: items)
+                }
+                state.loaded.met = [:]
+                state.loaded.epoch &+= 1
+                state.stamp = stamp
+                state.revision = changes.revision
+                return state.loaded.epoch
+            }
+        }
+        // Taken before anything is read again, as in whole-store mode.
+        let fresh = try (store as? any PartitionTrackingStore)?.partitionChanges(since: nil)?.revision
+        return state.withLock { state in
+            guard state.loaded.epoch == epoch else { return state.loaded.epoch }
+            state.index = CacheIndex(items: [])
+            state.loaded.removeAll()
+            state.loaded.epoch &+= 1
+            state.stamp = stamp
+            state.revision = fresh
+            return state.loaded.epoch
+        }
+    }
+
+    /// Reads the partitions of `partitions` the index lacks and adds them, unless the index was
+    /// revalidated since `epoch` (then `false`: the reads may predate what it holds).
+    private func ensureLoaded(_ partitions: [PartitionID], epoch: UInt64) throws -> Bool {
+        let missing = state.withLock { state in partitions.filter { state.loaded.partitions[$0] == nil } }
+        // One batched read: a store over a network answers every partition in one round trip.
+        let wanted = Array(Set(missing).filter { store.accessGroups.contains($0.accessGroup) })
+        let reads = zip(wanted, try wanted.isEmpty ? [] : store.readPartitions(wanted).map(\.items))
+        return state.withLock { state in
+            guard state.loaded.epoch == epoch else { return false }
+            for (partition, items) in reads where state.loaded.partitions[partition] == nil {
+                state.load(partition, items: items)
+            }
+            return true
+        }
+    }
+
+    /// Loads what `need` names and evicts down to `limit`; returns the partitions to mark as used
+    /// when the need is met again, or `nil` when the index was revalidated meanwhile.
+    private func load(_ need: PartitionNeed, epoch: UInt64, limit: Int) throws -> [PartitionID]? {
+        var wanted = try directPartitions(need)
+        guard try ensureLoaded(wanted, epoch: epoch) else { return nil }
+        // What the loaded accounts lead to: their usernames' legacy entries, a username's accounts.
+        let further = state.withLock { expandedPartitions(need, index: $0.index) }
+        wanted += further
+        guard try ensureLoaded(further, epoch: epoch) else { return nil }
+        let keep = Set(wanted)
+        return state.withLock { state -> [PartitionID]? in
+            guard state.loaded.epoch == epoch else { return nil }
+            state.evict(toward: limit, keeping: keep)
+            state.loaded.touch(wanted)
+            return wanted.filter { (state.loaded.partitions[$0]?.items ?? 0) > 0 }
+        }
+    }
+
+    /// Every host of every known cloud, for lookups that name no environment.
+    private var everyKnownHost: [String] {
+        var hosts: [String] = []
+        for cloud in configuration.clouds.clouds {
+            for host in [cloud.preferredCache] + cloud.aliases where !hosts.contains(host.lowercased()) { hosts.append(host.lowercased()) }
+        }
+        return hosts
+    }
+
+    private func hosts(_ environment: String?) -> [String] {
+        environment.map { configuration.clouds.aliases(for: $0) } ?? everyKnownHost
+    }
+
+    /// The partitions a need names before anything is loaded.
+    private func directPartitions(_ need: PartitionNeed) throws -> [PartitionID] {
+        let groups = store.accessGroups.all
+        switch need {
+        case .homeAccount(let id, let environment, let legacy, let metadata):
+            let home = ItemKey.normalized(id)
+            let hosts = hosts(environment)
+            var accounts = hosts.map { home + "-" + $0 }
+            if metadata { accounts += hosts + [AccountMetadata.keyAccount] }
+            if legacy { accounts.append("") }
+            return groups.flatMap { group in accounts.map { PartitionID(accessGroup: group, account: $0) } }
+        case .username(let username):
+            let legacy = LegacyCacheKey(authority: "", resource: nil, clientId: "", userId: username).account
+            var partitions = groups.flatMap { group in [legacy, "", AccountMetadata.keyAccount].map { PartitionID(accessGroup: group, account: $0) } }
+            if let found = try store.lookupKeyIndex?.partitions(withLookupKey: LookupKey.username(username)) {
+                partitions += found
+            } else {
+                // No index to ask: find the accounts by reading everything once.
+                let index = try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts)
+                for home in index.homeAccountIds(withUsername: username) {
+                    partitions += index.accounts(homeAccountId: home).map { $0.identity.partition }
+                }
+                // A store that keeps lookup keys but has no index yet gets one, so the next
+                // username lookup need not scan.
+                backfillLookupKeysOverWholeStore()
+            }
+            return partitions
+        case .appMetadata(let environment):
+            return groups.flatMap { group in hosts(environment).map { PartitionID(accessGroup: group, account: $0) } }
+        }
+    }
+
+    /// The partitions a need leads to once its direct ones are loaded.
+    private func expandedPartitions(_ need: PartitionNeed, index: CacheIndex) -> [PartitionID] {
+        let groups = store.accessGroups.all
+        func legacyPartitions(ofHome home: String) -> [PartitionID] {
+            let users = Set(index.accounts(homeAccountId: home).compactMap(\.username))
+            return users.flatMap { user in
+                groups.map { PartitionID(accessGroup: $0, account: LegacyCacheKey(authority: "", resource: nil, clientId: "", userId: user).account) }
+            }
+        }
+        switch need {
+        case .homeAccount(let id, _, let legacy, _):
+            return legacy ? legacyPartitions(ofHome: ItemKey.normalized(id)) : []
+        case .username(let username):
+            var partitions: [PartitionID] = []
+            for home in index.homeAccountIds(withUsername: username) {
+                partitions += (try? directPartitions(.homeAccount(home, environment: nil, legacy: true))) ?? []
+                partitions += legacyPartitions(ofHome: home)
+            }
+            return partitions
+        case .appMetadata:
+            return []
+        }
+    }
+
+    /// The partitions a planned batch reads or writes: each it writes to, every alias of an account
+    /// partition's environment (replaced access tokens may live there), and the account metadata.
+    private func requiredPartitions(_ batch: [StoreOperation]) -> [PartitionID] {
+        var partitions = store.accessGroups.all.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
+        var seen = Set(partitions)
+        func add(_ partition: PartitionID) {
+            if seen.insert(partition).inserted { partitions.append(partition) }
+        }
+        // A token response's items share one or two partitions: each is expanded to its aliases once.
+        var expanded = Set<PartitionID>()
+        for operation in batch {
+            let partition: PartitionID
+            switch operation {
+            case .save(let item): partition = item.partition
+            case .delete(let query):
+                guard let identity = query.identity else { continue }
+                partition = identity.partition
+            default: continue
+            }
+            add(partition)
+            guard expanded.insert(partition).inserted else { continue }
+            for host in configuration.clouds.hosts(ending: partition.account) {
+                let home = String(partition.account.utf8.dropLast(host.utf8.count + 1))!
+                for alias in configuration.clouds.aliases(for: host) {
+                    add(PartitionID(accessGroup: partition.accessGroup, account: home + "-" + alias))
+                }
+            }
+        }
+        return partitions
+    }
+
+    /// ``commitPlanned(keepingLookupKeys:_:)`` in partition mode: the plan runs on the loaded
+    /// partitions, under the store's write lock, and only when they are current; a plan that turns
+    /// out to touch partitions not loaded is dropped, they are loaded, and it runs again.
+    func commitPlannedInPartitions<Result>(
+        keepingLookupKeys: Bool, need: PartitionNeed?, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
+    ) throws -> (batch: BatchResult, result: Result) {
+        guard case .partitions(let limit) = configuration.loading else { preconditionFailure("partition mode only") }
+        let keys = keepingLookupKeys && store.lookupKeyIndex != nil
+        var needed = store.accessGroups.all.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
+        for _ in 0..<5 {
+            let epoch = try revalidate(to: try store.changeStamp())
+            if let need, try load(need, epoch: epoch, limit: limit) == nil { continue }
+            guard try ensureLoaded(needed, epoch: epoch) else { continue }
+            var output: Result?
+            var batch: [StoreOperation] = []
+            do {
+                let result = try store.applyPlanned { stamp, _ in
+                    let cached = state.withLock { state -> CacheIndex? in
+                        guard state.stamp == stamp, state.loaded.epoch == epoch else { return nil }
+                        if keys { state.index.ensurePartitionMembers() }
+                        return state.index
+                    }
+                    guard var index = cached else { throw PlanRetry.stale }
+                    let planned = try plan(index)
+                    let missing = state.withLock { state in
+                        requiredPartitions(planned.operations).filter { state.loaded.partitions[$0] == nil }
+                    }
+                    guard missing.isEmpty else { throw PlanRetry.missing(missing) }
+                    output = planned.result
+                    batch = planned.operations
+                    if keys && needsLookupKeys(batch) { batch = index.withLookupKeys(batch) }
+                    return batch
+                }
+                record(result, of: batch)
+                return (result, output!)
+            } catch PlanRetry.missing(let missing) {
+                needed += missing
+            } catch PlanRetry.stale {
+                continue
+            }
+        }
+        // Other writers kept moving the store: plan on all of it, as whole-store mode does.
+        var output: Result?
+        var batch: [StoreOperation] = []
+        let result = try store.applyPlanned { _, allItems in
+            var index = CacheIndex(items: try allItems())
+            let planned = try plan(index)
+            output = planned.result
+            batch = planned.operations
+            if keys && needsLookupKeys(batch) { batch = index.withLookupKeys(batch) }
+            return batch
+        }
+        record(result, of: batch)
+        return (result, output!)
+    }
+}

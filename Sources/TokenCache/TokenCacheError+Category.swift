@@ -1,5 +1,0 @@
-import CacheStore
-
-extension TokenCacheError: CategorizedError {
-    public var category: ErrorCategory { .badInput }
-}

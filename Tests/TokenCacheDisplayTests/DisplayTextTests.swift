@@ -1,0 +1,33 @@
+import Testing
+import TokenCacheDisplay
+
+@Suite("Display text: nothing from a file reaches the terminal raw")
+struct DisplayTextTests {
+    static let hostile = "a\u{1B}[2J\u{1B}]0;owned\u{07}b\u{9B}31mc\u{202E}d\u{2066}e\u{7F}f\r\ng"
+
+    @Test func everyControlC1AndBidiScalarIsEscaped() {
+        let shown = DisplayText.escaped(Self.hostile)
+        #expect(!shown.unicodeScalars.contains(where: DisplayText.isUnsafe))
+        #expect(shown.contains("\\u{1b}[2J") && shown.contains("\\u{9b}") && shown.contains("\\u{202e}") && shown.contains("\\u{a}"))
+        let lines = DisplayText.escaped("one\ntwo\u{1B}", keepingLineBreaks: true)
+        #expect(lines == "one\ntwo\\u{1b}")
+    }
+
+    @Test func jsonStaysJSONAndMeansTheSame() throws {
+        let json = "\"x\u{9B}y\u{202E}z\u{7F}\""
+        let safe = DisplayText.jsonSafe(json)
+        #expect(safe == "\"x\\u009by\\u202ez\\u007f\"")
+        #expect(!safe.unicodeScalars.contains(where: DisplayText.isUnsafe))
+    }
+
+    @Test("quoting caps by bytes: one character with 200,000 combining marks stays short")
+    func quotingCapsByBytes() {
+        let flood = "e" + String(repeating: "\u{301}", count: 200_000)
+        let quoted = DisplayText.quoted(flood)
+        #expect(quoted.utf8.count <= 170)
+        #expect(quoted.hasSuffix("…'"))
+        #expect(DisplayText.quoted("short") == "'short'")
+        let escapes = DisplayText.quoted(String(repeating: "\u{9B}", count: 1000))
+        #expect(escapes.utf8.count <= 170 && !escapes.unicodeScalars.contains(where: DisplayText.isUnsafe))
+    }
+}
