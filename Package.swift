@@ -163,7 +163,10 @@ let package = Package(
         // A small program the tests start as real separate processes against one store.
         .executableTarget(
             name: "store-worker",
-            dependencies: ["CacheStore", "CacheStoreSQLite", "CacheStoreSecretService", "CacheStoreRedis", "TokenCacheInterchange"],
+            dependencies: [
+                "CacheStore", "CacheStoreSQLite", "CacheStoreEncryption", "CacheStoreSecretService", "CacheStoreRedis",
+                "TokenCacheInterchange",
+            ],
             path: "Tests/store-worker"
         ),
 
@@ -221,6 +224,7 @@ let package = Package(
                 "CacheStoreSQLite", "TestSupport",
             ]
         ),
+        .testTarget(name: "TokenCacheCTests", dependencies: ["TokenCacheC"]),
         .testTarget(
             name: "tokencacheTests",
             dependencies: [

@@ -28,8 +28,10 @@
  *
  * Threads: a tokencache_t may be used from any number of threads at once, and from several
  * processes over the same store (each opens its own handle): the store serializes writers and
- * every handle sees the others' commits at its next call. tokencache_close() must not race with
- * other calls on the same handle. The library keeps no global state but the handles.
+ * every handle sees the others' commits at its next call. tokencache_close() may race with calls
+ * on other threads: each call holds the handle until it returns, and the last one frees it; calls
+ * started after the close fail with TOKENCACHE_ERROR_BAD_INPUT. The library keeps no global state
+ * but the table of open handles.
  *
  * Versions: TOKENCACHE_ABI_VERSION changes only when an existing function's signature or meaning
  * changes; functions and JSON members are added without changing it. Compare it with
@@ -148,7 +150,9 @@ const char *tokencache_error_remedy(const tokencache_error_t *error);
 int tokencache_open(const char *store, const char *const *access_groups, size_t access_group_count,
                     const char *options_json, tokencache_t **cache, tokencache_error_t **error);
 
-/** Closes the handle and frees it. NULL is allowed. No other call on it may run or follow. */
+/** Closes the handle. NULL, and a handle closed already, are allowed (nothing happens). Calls on
+ * it still running on other threads finish; the store is freed when the last returns. Later calls
+ * with it fail with TOKENCACHE_ERROR_BAD_INPUT ("the cache handle is not open"). */
 void tokencache_close(tokencache_t *cache);
 
 /* ------------------------------------------------------------------------------------------ */

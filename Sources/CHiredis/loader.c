@@ -41,6 +41,8 @@ static void load(void) {
     RESOLVE(redisAppendCommandArgv)
     RESOLVE(redisGetReply)
     RESOLVE(redisGetReplyFromReader)
+    RESOLVE(redisBufferRead)
+    RESOLVE(redisBufferWrite)
     RESOLVE(freeReplyObject)
     RESOLVE(redisFree)
 #undef RESOLVE

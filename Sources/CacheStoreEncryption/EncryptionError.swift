@@ -36,8 +36,9 @@ public enum EncryptionError: Error, Sendable, CustomStringConvertible {
             return "the items of access group '\(group)' in \(path) are sealed; open the store with its data key "
                 + "(the tokencache CLI and StoreOpener do), not as a plain SQLite store"
         case .sealedWithAnotherKey(let identity):
-            return "the payload of \(Self.name(identity)) was sealed with a different data key than its store's; "
-                + "it was copied in from another store and cannot be read here"
+            return "the payload of \(Self.name(identity)) was sealed with another data key than the one in use here: "
+                + "the key this process was given does not match the key its writers used (check the key file, "
+                + "environment variable or keyring the store's key comes from), or the item was copied in from another store"
         case .authenticationFailed(let identity):
             return "the payload of \(Self.name(identity)) fails authentication: it was changed on disk or moved from "
                 + "another item; it cannot be read, and the rest of the store is unaffected"

@@ -47,6 +47,7 @@ final class RedisConnection: @unchecked Sendable {
             throw Self.connectError(endpoint, code: code, text: text, timeout: connectTimeoutMilliseconds)
         }
         self.context = connected
+        tc_redis_cap_replies(connected)
         guard tc_redis_set_timeout(connected, commandTimeoutMilliseconds) == REDIS_OK else {
             tc_redis_free(connected)
             throw .unreachable(endpoint: endpoint.description, reason: "cannot set the command timeout")
@@ -89,8 +90,12 @@ final class RedisConnection: @unchecked Sendable {
         try pipeline([arguments], operation: operation)[0]
     }
 
-    /// Sends the commands in one write and reads their replies in order (one round trip).
-    func pipeline(_ commands: [[Data]], operation: String) throws(RedisError) -> [RedisValue] {
+    /// The deadline (``tc_redis_now_ms()``) of a call starting now: the command timeout from now.
+    var deadlineFromNow: Int64 { tc_redis_now_ms() + Int64(commandTimeoutMilliseconds) }
+
+    /// Sends the commands in one write and reads their replies in order (one round trip), all by
+    /// `deadline` (default: the command timeout from now).
+    func pipeline(_ commands: [[Data]], operation: String, deadline: Int64? = nil) throws(RedisError) -> [RedisValue] {
         guard !isBroken else { throw .connectionLost(endpoint: endpoint.description, operation: operation, reason: "connection closed") }
         for arguments in commands {
             let status = Self.withArgv(arguments) { argc, argv, lengths in
@@ -100,11 +105,11 @@ final class RedisConnection: @unchecked Sendable {
         }
         var replies: [RedisValue] = []
         replies.reserveCapacity(commands.count)
+        // One deadline for the whole round trip: a server that spaces its bytes out, each within
+        // the timeout, still cannot hold the caller past it.
+        let deadline = deadline ?? deadlineFromNow
         for _ in commands {
-            var code: Int32 = 0
-            guard let reply = tc_redis_next_reply(context, &code) else { throw failure(operation, code: code) }
-            replies.append(RedisValue(reply))
-            tc_redis_free_reply(reply)
+            replies.append(try reply(by: deadline, operation: operation))
         }
         return replies
     }
@@ -119,8 +124,27 @@ final class RedisConnection: @unchecked Sendable {
         let ready = tc_redis_wait_readable(context, milliseconds)
         if ready == 0 { return nil }
         if ready < 0 { throw failure("read message", code: errno) }
+        return try reply(by: tc_redis_now_ms() + Int64(commandTimeoutMilliseconds), operation: "read message")
+    }
+
+    /// The next reply, read by `deadline` (``tc_redis_now_ms()``); refused when larger than any
+    /// reply of the layout (`tc_redis_max_reply_elements`, `tc_redis_max_reply_bytes`).
+    private func reply(by deadline: Int64, operation: String) throws(RedisError) -> RedisValue {
+        var why: Int32 = 0
         var code: Int32 = 0
-        guard let reply = tc_redis_next_reply(context, &code) else { throw failure("read message", code: code) }
+        guard let reply = tc_redis_reply_by(context, deadline, &why, &code) else {
+            if why == Int32(TC_REDIS_TIMED_OUT.rawValue) {
+                isBroken = true
+                throw .timedOut(endpoint: endpoint.description, operation: operation, milliseconds: commandTimeoutMilliseconds)
+            }
+            if why == Int32(TC_REDIS_TOO_LARGE.rawValue) {
+                isBroken = true
+                throw .unexpectedReply(
+                    endpoint: endpoint.description, operation: operation,
+                    got: "a reply larger than any of this store's layout (over \(tc_redis_max_reply_elements) elements or \(tc_redis_max_reply_bytes >> 20) MiB)")
+            }
+            throw failure(operation, code: code)
+        }
         defer { tc_redis_free_reply(reply) }
         return RedisValue(reply)
     }

@@ -71,16 +71,21 @@ final class RedisRouter: @unchecked Sendable {
     }
 
     /// Runs `commands`, which all address `key`'s slot, as one pipeline on the node serving it.
-    func run(_ commands: [[Data]], key: Data, operation: String) throws(RedisError) -> [RedisValue] {
+    /// Every round trip, redirections included, shares one deadline: `deadline`, else the command
+    /// timeout from the first.
+    func run(_ commands: [[Data]], key: Data, operation: String, deadline: Int64? = nil) throws(RedisError) -> [RedisValue] {
         try discoverIfNeeded()
+        var deadline = deadline
         let slot = ClusterSlot.of(key)
         var target = isCluster == true ? (slots[slot] ?? configuration.endpoint) : configuration.endpoint
         var asking = false
         for attempt in 0..<8 {
             let connection = try connectionOrDrop(target)
+            if deadline == nil { deadline = connection.deadlineFromNow }
             var replies: [RedisValue]
             do throws(RedisError) {
-                replies = try connection.pipeline(asking ? [[Data("ASKING".utf8)]] + commands : commands, operation: operation)
+                replies = try connection.pipeline(
+                    asking ? [[Data("ASKING".utf8)]] + commands : commands, operation: operation, deadline: deadline)
             } catch {
                 drop(target)
                 throw error
@@ -113,7 +118,8 @@ final class RedisRouter: @unchecked Sendable {
     }
 
     /// Runs commands that each address their own key, pipelined per node (in chunks), in order of
-    /// the requests; a reply redirected meanwhile is run again on its own.
+    /// the requests; a reply redirected meanwhile is run again on its own. Each pipeline of a
+    /// chunk has its own deadline: a large read takes as many as it has chunks.
     func runEach(_ requests: [(key: Data, command: [Data])], operation: String) throws(RedisError) -> [RedisValue] {
         try discoverIfNeeded()
         var replies = [RedisValue](repeating: .null, count: requests.count)

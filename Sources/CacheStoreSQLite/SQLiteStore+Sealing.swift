@@ -90,6 +90,8 @@ extension SQLiteStore {
         var keys: [String: DataKey] = [:]
         var unavailable: [String: EncryptionError] = [:]
         var status: [String: KeyStatus] = [:]
+        /// The key file each group's key was found in, when it came from one.
+        var keyFiles: [String: String] = [:]
     }
 
     /// Finds or creates each group's key and seals the group's plain payloads, in one transaction.
@@ -102,11 +104,13 @@ extension SQLiteStore {
             var prepared = PreparedKeys()
             for group in groups.all {
                 var found: (DataKey, KeySourceKind)?
+                var foundIn: (any DataKeySource)?
                 var isNewKey = false
                 if let recorded = try recordedKey(group, connection: connection) {
                     for source in encryption.keySources {
                         if let key = try? source.existingKey(for: group, id: recorded.id) {
                             found = (key, source.kind)
+                            foundIn = source
                             break
                         }
                     }
@@ -122,10 +126,14 @@ extension SQLiteStore {
                     for source in encryption.keySources {
                         if let key = try source.existingKey(for: group, id: nil) {
                             found = (key, source.kind)
+                            foundIn = source
                             break
                         }
                     }
-                    if found == nil { found = (try firstSource.createKey(for: group), firstSource.kind) }
+                    if found == nil {
+                        found = (try firstSource.createKey(for: group), firstSource.kind)
+                        foundIn = firstSource
+                    }
                     isNewKey = true
                     let statement = try connection.statement(
                         "INSERT INTO data_keys (access_group, key_id, source, created) VALUES (?, ?, ?, ?)")
@@ -139,6 +147,7 @@ extension SQLiteStore {
                 }
                 let (key, kind) = found!
                 prepared.keys[group] = key
+                if let file = foundIn as? KeyFile { prepared.keyFiles[group] = file.path }
                 prepared.status[group] = .available(keyID: key.idHex, source: kind)
                 // The one-time migration of a group's plain payloads happens when its key is first
                 // recorded, in the same transaction; afterwards a plain row in the group is damaged.

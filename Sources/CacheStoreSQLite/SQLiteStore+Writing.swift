@@ -52,6 +52,7 @@ extension SQLiteStore {
                 // Under the write lock no other connection can commit: this is the version the
                 // batch applies to, and data_version does not move for this connection's own commit.
                 dataVersion = try connection.integer("PRAGMA data_version", "read data version")
+                try LiveFiles.check(connection)
                 let current = ChangeStamp(UInt64(bitPattern: dataVersion), localCommits)
                 if let stamp, current != stamp {
                     return nil  // someone committed since: nothing is written
@@ -64,11 +65,13 @@ extension SQLiteStore {
                 }
                 var touched = Set<PartitionID>()
                 var plainGroups: [String] = []
+                var keyFilesChecked: Set<String> = []
                 for operation in batch {
                     switch operation {
                     case .save(let item):
                         // Checked inside the transaction: a rejected item rolls back what the batch already did.
                         try StoreLimits.check(item, maximumDataSize: maximumDataSize)
+                        try checkKeyFile(of: item.accessGroup, checked: &keyFilesChecked)
                         // Sealed once, whether the row is replaced or added.
                         let stored = try storedPayload(item, on: connection, plainGroups: &plainGroups)
                         if try update(item, stored: stored, at: now, on: connection) {
@@ -100,6 +103,16 @@ extension SQLiteStore {
         }
     }
 
+    /// Throws when the key file `group`'s key came from no longer holds that key (removed, or
+    /// replaced by one of other keys): what this process sealed, no other could open. Once a batch.
+    func checkKeyFile(of group: String, checked: inout Set<String>) throws {
+        guard let path = keyFiles[group], let key = keys[group], checked.insert(group).inserted else { return }
+        let current = try? KeyFile(path: path).existingKey(for: group, id: key.id)
+        guard current != nil else {
+            throw SQLiteStoreError.replacedWhileOpen(
+                path: path, problem: "(the key file of access group '\(group)') was removed, or no longer holds the key this store seals with,")
+        }
+    }
 
     /// Replaces the row of `item`'s identity with `stored` (its payload as stored and envelope
     /// column); false when there is none.

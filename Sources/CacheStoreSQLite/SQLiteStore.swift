@@ -44,6 +44,8 @@ public final class SQLiteStore: ItemStore {
     let encrypted: Bool
     /// The data key of each group whose key is available (fixed at open).
     let keys: [String: DataKey]
+    /// The key file each group's key came from, checked before each write that seals with it.
+    let keyFiles: [String: String]
     /// Why each group whose items are sealed with an unavailable key cannot be read.
     let unavailableKeys: [String: EncryptionError]
 
@@ -92,8 +94,10 @@ public final class SQLiteStore: ItemStore {
             self.keys = prepared.keys
             self.unavailableKeys = prepared.unavailable
             self.keyStatus = prepared.status
+            self.keyFiles = prepared.keyFiles
         } else {
             self.keys = [:]
+            self.keyFiles = [:]
             self.unavailableKeys = [:]
             var status: [String: KeyStatus] = [:]
             for group in accessGroups.all {

@@ -27,6 +27,12 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
     /// ``FileFacts``): it is not the user's, is writable by others, or is a symbolic link. Nothing
     /// was read from it or written to it.
     case unsafeFile(path: String, problem: String, fix: String)
+    /// A file of the open store was removed or replaced by another program while this process
+    /// held it open: a write here would land in a file nobody else reads. Nothing was written.
+    case replacedWhileOpen(path: String, problem: String)
+    /// The store's write-ahead log was cut short by another program while this process held it
+    /// open: commits recorded in it are gone. Nothing was written.
+    case truncatedWhileOpen(path: String, size: Int64, expected: Int64)
 
     public var description: String {
         switch self {
@@ -38,6 +44,11 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
             return "\(path) is a SQLite database of another program, not a tokencache store (the file was left unchanged)"
         case .unsafeFile(let path, let problem, let fix):
             return "refusing to use \(path): \(problem), so someone else could have planted or altered it; \(fix)"
+        case .replacedWhileOpen(let path, let problem):
+            return "\(path) \(problem) while this process had the store open; the change was not written"
+        case .truncatedWhileOpen(let path, let size, let expected):
+            return "\(path) was cut to \(size) bytes by another program while this process had the store open "
+                + "(its commits need \(expected)); the change was not written"
         case .newerSchema(let path, let found, let supported):
             return "\(path) uses store schema \(found), but this tokencache understands up to \(supported); "
                 + "upgrade tokencache to open it (the file was left unchanged)"
@@ -52,6 +63,8 @@ extension SQLiteStoreError: CategorizedError {
         case .cannotCreate(_, let code): code == EACCES || code == EPERM || code == EROFS ? .permission : .unavailable
         case .notATokenCacheStore: .damaged
         case .unsafeFile: .permission
+        case .replacedWhileOpen: .unavailable
+        case .truncatedWhileOpen: .damaged
         // Not damaged, but unreadable here all the same; a newer tokencache reads it.
         case .newerSchema: .damaged
         }
@@ -63,6 +76,12 @@ extension SQLiteStoreError: CategorizedError {
         case .cannotCreate: "choose a path in a writable directory"
         case .notATokenCacheStore: "choose another path for the store"
         case .unsafeFile(_, _, let fix): fix
+        case .replacedWhileOpen:
+            "close the store and open it again (restart the program) to use the files now at its path, "
+                + "and find out which program replaced them; then make the change again"
+        case .truncatedWhileOpen:
+            "stop every program using the store, run `tokencache doctor`, and find out which program cut the file; "
+                + "commits since the last checkpoint are lost"
         case .newerSchema: "upgrade tokencache"
         }
     }

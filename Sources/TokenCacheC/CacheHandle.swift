@@ -15,9 +15,10 @@ final class CacheHandle: Sendable {
         interchange = try CacheInterchange(store: cache.store, accessGroup: cache.writeAccessGroup)
     }
 
-    /// The handle `pointer` stands for; NULL is bad input.
+    /// The handle `pointer` stands for, kept alive by the caller's reference until its call
+    /// returns (see ``HandleTable``); NULL, closed and unknown handles are bad input.
     static func from(_ pointer: OpaquePointer?) throws -> CacheHandle {
         guard let pointer else { throw BadInput("the cache handle is NULL") }
-        return Unmanaged<CacheHandle>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
+        return try HandleTable.handle(pointer)
     }
 }

@@ -60,7 +60,7 @@ public func tokencache_open(
         // Notices (a key file created) are the CLI's to print; a library stays quiet.
         let itemStore = try StoreOpener.open(specification, accessGroups: resolvedGroups, environment: variables, notice: { _ in })
         let handle = try CacheHandle(cache: TokenCache(store: itemStore, configuration: configuration))
-        cache.pointee = OpaquePointer(Unmanaged.passRetained(handle).toOpaque())
+        cache.pointee = HandleTable.insert(handle)
     }
 }
 
@@ -89,7 +89,8 @@ private func loading(_ options: inout Members) throws -> TokenCache.Configuratio
 @_cdecl("tokencache_close")
 public func tokencache_close(_ cache: OpaquePointer?) {
     guard let cache else { return }
-    Unmanaged<CacheHandle>.fromOpaque(UnsafeRawPointer(cache)).release()
+    // Calls in flight on other threads keep their own reference: the last one frees the handle.
+    _ = HandleTable.remove(cache)
 }
 
 @_cdecl("tokencache_change_stamp")

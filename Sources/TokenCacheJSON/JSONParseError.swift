@@ -17,6 +17,8 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         case invalidEscape
         /// `\u` not followed by four hex digits.
         case invalidUnicodeEscape
+        /// A `\u` escape of a UTF-16 surrogate that is not half of a high-low pair.
+        case unpairedSurrogate
         /// A raw control character (below U+0020) inside a string.
         case controlCharacterInString
         /// Bytes that are not UTF-8 inside a string.
@@ -54,6 +56,7 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
         case .invalidNumber: "invalid number"
         case .invalidEscape: "invalid escape sequence in a string"
         case .invalidUnicodeEscape: "invalid \\u escape in a string"
+        case .unpairedSurrogate: "a \\u escape of an unpaired UTF-16 surrogate in a string"
         case .controlCharacterInString: "unescaped control character in a string"
         case .invalidUTF8: "invalid UTF-8"
         case .trailingContent: "unexpected content after the JSON value"

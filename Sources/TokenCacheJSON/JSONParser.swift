@@ -6,7 +6,11 @@ import Foundation
 
 /// A strict RFC 8259 parser (plus BOM and optional trailing commas) producing ``JSONValue``.
 package struct JSONParser {
-    static let depthLimit = 512
+    /// The deepest nesting accepted. Parsing keeps no stack of its own on the thread's, but the
+    /// walks over a parsed value (serializing, comparing, freeing) recurse, one frame or a few a
+    /// level: at 64 levels they fit a 128 KiB thread stack with room to spare, and no cache, token
+    /// response or entry nests more than a handful.
+    static let depthLimit = 64
     /// The most values (scalars, arrays, objects) one document may hold. A parsed value takes
     /// around 50 bytes however short its text (`[]` is two), so this bounds the tree at a few hundred
     /// MB whatever the input; MSAL caches hold a dozen values per entry.
@@ -50,7 +54,7 @@ package struct JSONParser {
                 var parser = JSONParser(bytes: bytes, allowTrailingCommas: allowTrailingCommas, builtRootMembers: built)
                 parser.skipWhitespace()
                 guard parser.position < bytes.count else { throw parser.error(.empty) }
-                let value = try parser.parseValue(depth: 0)
+                let value = try parser.parseDocumentValue()
                 parser.skipWhitespace()
                 guard parser.position == bytes.count else { throw parser.error(.trailingContent) }
                 return value
@@ -61,79 +65,129 @@ package struct JSONParser {
 
     // MARK: - Values
 
-    /// One value; with `build` false, one checked by the same grammar and returned as a placeholder
-    /// of its kind (see ``parse(_:allowTrailingCommas:buildingRootMembers:)``).
-    private mutating func parseValue(depth: Int, build: Bool = true) throws(JSONParseError) -> JSONValue {
-        guard depth < Self.depthLimit else { throw error(.tooDeep(limit: Self.depthLimit)) }
-        values += 1
-        guard values <= Self.valueLimit else { throw error(.tooManyValues(limit: Self.valueLimit)) }
-        guard let byte = peek() else { throw error(.unexpectedEnd) }
-        switch byte {
-        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth, build: build))
-        case UInt8(ascii: "["): return .array(try parseArray(depth: depth, build: build))
-        case UInt8(ascii: "\""): return .string(try parseString(build: build))
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw error(.unexpectedCharacter(expected: "a value"))
-        }
+    /// An array or object whose members are being read. The parse keeps these on a heap stack, not
+    /// the thread's, so a document nested to ``depthLimit`` costs no more thread stack than a flat
+    /// one, however small the calling thread's stack is. The containers themselves wait in
+    /// `objects` and `arrays`, where they grow in place.
+    private enum Frame {
+        /// An object; `key` names the member whose value is being read.
+        case object(key: String, build: Bool)
+        case array(build: Bool)
     }
 
-    private mutating func parseObject(depth: Int, build: Bool) throws(JSONParseError) -> JSONObject {
-        position += 1  // {
-        var object = JSONObject()
-        var members = 0
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") { position += 1; return object }
+    /// The document's one value; values not built (see
+    /// ``parse(_:allowTrailingCommas:buildingRootMembers:)``) are placeholders of their kind.
+    private mutating func parseDocumentValue() throws(JSONParseError) -> JSONValue {
+        var stack: [Frame] = []
+        var objects: [JSONObject] = []
+        var arrays: [[JSONValue]] = []
+        var build = true
         while true {
-            skipWhitespace()
+            // A value starts here, nested `stack.count` levels deep.
+            guard stack.count < Self.depthLimit else { throw error(.tooDeep(limit: Self.depthLimit)) }
+            values += 1
+            guard values <= Self.valueLimit else { throw error(.tooManyValues(limit: Self.valueLimit)) }
             guard let byte = peek() else { throw error(.unexpectedEnd) }
-            if byte == UInt8(ascii: "}"), allowTrailingCommas, members > 0 { position += 1; return object }
-            guard byte == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(expected: "a member name in quotes")) }
-            // Root member names are always built: they decide which values are.
-            let key = try parseString(build: build || depth == 0)
-            skipWhitespace()
-            guard let colon = peek() else { throw error(.unexpectedEnd) }
-            guard colon == UInt8(ascii: ":") else { throw error(.unexpectedCharacter(expected: "':'")) }
-            position += 1
-            skipWhitespace()
-            let buildValue = build && (depth > 0 || builtRootMembers?.contains(key) ?? true)
-            let value = try parseValue(depth: depth + 1, build: buildValue)
-            if build { object[key] = value }
-            members += 1
-            skipWhitespace()
-            guard let next = peek() else { throw error(.unexpectedEnd) }
-            position += 1
-            if next == UInt8(ascii: "}") { return object }
-            guard next == UInt8(ascii: ",") else {
-                position -= 1
-                throw error(.unexpectedCharacter(expected: "',' or '}'"))
+            var value: JSONValue
+            switch byte {
+            case UInt8(ascii: "{"):
+                position += 1
+                skipWhitespace()
+                if peek() == UInt8(ascii: "}") {
+                    position += 1
+                    value = .object(JSONObject())
+                } else {
+                    let (key, buildValue) = try memberName(depth: stack.count, build: build)
+                    stack.append(.object(key: key, build: build))
+                    objects.append(JSONObject())
+                    build = buildValue
+                    continue
+                }
+            case UInt8(ascii: "["):
+                position += 1
+                skipWhitespace()
+                if peek() == UInt8(ascii: "]") {
+                    position += 1
+                    value = .array([])
+                } else {
+                    stack.append(.array(build: build))
+                    arrays.append([])
+                    continue
+                }
+            case UInt8(ascii: "\""): value = .string(try parseString(build: build))
+            case UInt8(ascii: "t"): try expectLiteral("true"); value = .bool(true)
+            case UInt8(ascii: "f"): try expectLiteral("false"); value = .bool(false)
+            case UInt8(ascii: "n"): try expectLiteral("null"); value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = .number(try parseNumber())
+            default: throw error(.unexpectedCharacter(expected: "a value"))
+            }
+            // `value` is complete: hand it to its container, closing every container it completes.
+            ascend: while true {
+                guard let frame = stack.popLast() else { return value }
+                switch frame {
+                case .object(let key, let built):
+                    if built { objects[objects.count - 1][key] = value }
+                    skipWhitespace()
+                    guard let next = peek() else { throw error(.unexpectedEnd) }
+                    position += 1
+                    if next == UInt8(ascii: "}") {
+                        value = .object(objects.removeLast())
+                        continue ascend
+                    }
+                    guard next == UInt8(ascii: ",") else {
+                        position -= 1
+                        throw error(.unexpectedCharacter(expected: "',' or '}'"))
+                    }
+                    skipWhitespace()
+                    if peek() == UInt8(ascii: "}"), allowTrailingCommas {
+                        position += 1
+                        value = .object(objects.removeLast())
+                        continue ascend
+                    }
+                    let (nextKey, buildValue) = try memberName(depth: stack.count, build: built)
+                    stack.append(.object(key: nextKey, build: built))
+                    build = buildValue
+                    break ascend
+                case .array(let built):
+                    if built { arrays[arrays.count - 1].append(value) }
+                    skipWhitespace()
+                    guard let next = peek() else { throw error(.unexpectedEnd) }
+                    position += 1
+                    if next == UInt8(ascii: "]") {
+                        value = .array(arrays.removeLast())
+                        continue ascend
+                    }
+                    guard next == UInt8(ascii: ",") else {
+                        position -= 1
+                        throw error(.unexpectedCharacter(expected: "',' or ']'"))
+                    }
+                    skipWhitespace()
+                    if peek() == UInt8(ascii: "]"), allowTrailingCommas {
+                        position += 1
+                        value = .array(arrays.removeLast())
+                        continue ascend
+                    }
+                    stack.append(.array(build: built))
+                    build = built
+                    break ascend
+                }
             }
         }
     }
 
-    private mutating func parseArray(depth: Int, build: Bool) throws(JSONParseError) -> [JSONValue] {
-        position += 1  // [
-        var elements: [JSONValue] = []
-        var count = 0
+    /// A member's name and the colon after it, at the start of the member (white space skipped);
+    /// returns the name and whether the member's value is built. `depth` is the object's own.
+    private mutating func memberName(depth: Int, build: Bool) throws(JSONParseError) -> (String, Bool) {
+        guard let byte = peek() else { throw error(.unexpectedEnd) }
+        guard byte == UInt8(ascii: "\"") else { throw error(.unexpectedCharacter(expected: "a member name in quotes")) }
+        // Root member names are always built: they decide which values are.
+        let key = try parseString(build: build || depth == 0)
         skipWhitespace()
-        if peek() == UInt8(ascii: "]") { position += 1; return elements }
-        while true {
-            skipWhitespace()
-            if peek() == UInt8(ascii: "]"), allowTrailingCommas, count > 0 { position += 1; return elements }
-            let element = try parseValue(depth: depth + 1, build: build)
-            if build { elements.append(element) }
-            count += 1
-            skipWhitespace()
-            guard let next = peek() else { throw error(.unexpectedEnd) }
-            position += 1
-            if next == UInt8(ascii: "]") { return elements }
-            guard next == UInt8(ascii: ",") else {
-                position -= 1
-                throw error(.unexpectedCharacter(expected: "',' or ']'"))
-            }
-        }
+        guard let colon = peek() else { throw error(.unexpectedEnd) }
+        guard colon == UInt8(ascii: ":") else { throw error(.unexpectedCharacter(expected: "':'")) }
+        position += 1
+        skipWhitespace()
+        return (key, build && (depth > 0 || builtRootMembers?.contains(key) ?? true))
     }
 
     private mutating func parseNumber() throws(JSONParseError) -> JSONNumber {
@@ -220,24 +274,32 @@ package struct JSONParser {
     }
 
     /// Parses the hex digits after `\u` (and a following low-surrogate escape) into UTF-8 bytes.
+    /// A surrogate that is not half of a pair is refused: read as U+FFFD, two different ids would
+    /// become one.
     private mutating func parseUnicodeEscape() throws(JSONParseError) -> [UInt8] {
+        let escape = position - 2
         let high = try hex4()
-        var scalar: Unicode.Scalar?
+        let scalar: Unicode.Scalar?
         if (0xD800...0xDBFF).contains(high) {
-            if position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
-                let save = position
-                position += 2
-                let low = try hex4()
-                if (0xDC00...0xDFFF).contains(low) {
-                    scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
-                } else {
-                    position = save  // not a pair: the high surrogate alone becomes U+FFFD
-                }
+            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                position = escape
+                throw error(.unpairedSurrogate)
             }
+            position += 2
+            let low = try hex4()
+            guard (0xDC00...0xDFFF).contains(low) else {
+                position = escape
+                throw error(.unpairedSurrogate)
+            }
+            scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
         } else {
-            scalar = Unicode.Scalar(high)
+            scalar = Unicode.Scalar(high)  // nil for a low surrogate without its high half
         }
-        return Array(String(Character(scalar ?? "\u{FFFD}")).utf8)
+        guard let scalar else {
+            position = escape
+            throw error(.unpairedSurrogate)
+        }
+        return Array(String(Character(scalar)).utf8)
     }
 
     private mutating func hex4() throws(JSONParseError) -> UInt32 {

@@ -26,7 +26,8 @@ public enum JSONValue: Sendable, Hashable {
     ///
     /// Accepts a leading UTF-8 byte-order mark, every standard escape (including Apple's `\/`) and,
     /// unless `allowTrailingCommas` is `false`, a comma before a closing `]` or `}` (MSAL.NET's own
-    /// files contain them). Lone UTF-16 surrogates in `\u` escapes become U+FFFD.
+    /// files contain them). A `\u` escape of a UTF-16 surrogate outside a high-low pair is an error
+    /// (as U+FFFD, two different ids would read as one).
     ///
     /// - Throws: ``JSONParseError`` with the byte offset, line and column of the problem; the error
     ///   never quotes the input.

@@ -67,6 +67,12 @@ struct PayloadEnvelopeTests {
         }
     }
 
+    /// Two Redis instances given different keys meet this error: it says the key does not match.
+    @Test func anotherKeySaysTheKeyDoesNotMatch() {
+        let text = EncryptionError.sealedWithAnotherKey(identity).description
+        #expect(text.contains("does not match") && text.contains("key"))
+    }
+
     @Test func tamperingWrongKeysAndUnknownVersionsAreClearErrors() throws {
         let key = DataKey.generate()
         var sealed = try PayloadEnvelope.seal(payload, identity: identity, key: key)

@@ -106,7 +106,7 @@ import TokenCacheSchema
             }
         }
         // Nesting inside an entry's unknown field, within the limit, is kept as data.
-        let nested = String(repeating: "[", count: 300) + String(repeating: "]", count: 300)
+        let nested = String(repeating: "[", count: 60) + String(repeating: "]", count: 60)
         let entry = #"{"RefreshToken": {"k": {"home_account_id": "h", "environment": "e", "client_id": "c", "secret": "s", "x": NESTED}}}"#
         #expect(Self.outcome(Data(entry.replacingOccurrences(of: "NESTED", with: nested).utf8), into: store) == nil)
     }

@@ -90,15 +90,19 @@ import TokenCacheSchema
         }
     }
 
-    /// An ADAL v3 entry whose ID token claims nest 300 deep: imported, and its archive reads back.
-    /// Before, the archive's `allClaims` nested past the reader's limit and the token was lost.
+    /// An ADAL v3 entry whose ID token claims nest as deep as JSON may (64 levels), and one whose
+    /// claims nest 300 deep: both archives read back with their token. Before, the archive's
+    /// `allClaims` nested past the reader's limit and the token was lost; claims past the JSON
+    /// limit are not read at all (the token is kept).
     @Test func deeplyNestedClaimsDoNotMakeAnUnreadableArchive() throws {
         var random = SplitMix64(seed: 300)
-        let item = LegacyTokenCacheItem(
-            authority: "https://login.microsoftonline.com/common", clientId: "c", refreshToken: "rt",
-            rawIdToken: Self.idToken(Self.claims(depth: 300, &random)))
-        let read = try LegacyTokenCacheItem(archive: item.archiveData)
-        #expect(read.refreshToken == "rt")
-        #expect(read.idTokenClaims?["upn"] != nil)
+        for (depth, readable) in [(62, true), (300, false)] {
+            let item = LegacyTokenCacheItem(
+                authority: "https://login.microsoftonline.com/common", clientId: "c", refreshToken: "rt",
+                rawIdToken: Self.idToken(Self.claims(depth: depth, &random)))
+            let read = try LegacyTokenCacheItem(archive: item.archiveData)
+            #expect(read.refreshToken == "rt")
+            #expect((read.idTokenClaims?["upn"] != nil) == readable, "depth \(depth)")
+        }
     }
 }

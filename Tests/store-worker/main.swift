@@ -9,6 +9,9 @@
 //                                                  read; prints "consistent ITEMS rounds N"
 //   store-worker import PATH GROUP FILE            saves every item of a keychain-items JSON file in
 //                                                  one batch; prints "imported N"
+//   store-worker hold PATH GROUP GOFILE [KEYFILE]  opens the store (sealing with KEYFILE), saves one
+//                                                  item, prints "ready", waits until GOFILE exists,
+//                                                  saves another: prints "saved" or "refused CATEGORY"
 //   store-worker keyring-save NAMESPACE GROUP ACCOUNT  saves one item in a Secret Service store;
 //                                                  prints "saved"
 //   store-worker keyring-key - GROUP               the Secret Service data key of GROUP, created if
@@ -16,6 +19,7 @@
 //
 // PATH may also be a redis:// or redis+unix:// spec (its key from TOKENCACHE_REDIS_KEY unless it says).
 import CacheStore
+import CacheStoreEncryption
 import CacheStoreRedis
 import CacheStoreSQLite
 import CacheStoreSecretService
@@ -47,6 +51,20 @@ do {
         exit(0)
     case "keyring-key":
         say("key \(try SecretServiceKeySource().createKey(for: group).idHex)")
+        exit(0)
+    case "hold":
+        var options = SQLiteStore.Options()
+        if arguments.count > 5 { options.encryption = .init(keySources: [KeyFile(path: arguments[5])]) }
+        let store = try SQLiteStore(path: path, accessGroups: try AccessGroups([group]), options: options)
+        try store.save(StoreItem(accessGroup: group, account: "holder", service: "before", type: 2001, data: Data("x".utf8)))
+        say("ready")
+        while !FileManager.default.fileExists(atPath: arguments[4]) { usleep(5_000) }
+        do {
+            try store.save(StoreItem(accessGroup: group, account: "holder", service: "after", type: 2001, data: Data("y".utf8)))
+            say("saved")
+        } catch {
+            say("refused \(ErrorCategory(of: error)): \(error)")
+        }
         exit(0)
     default:
         break

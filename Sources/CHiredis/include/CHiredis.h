@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/time.h>
+#include <time.h>
 
 // Non-variadic entry points over hiredis 0.14 for Swift: every command goes through the binary-safe
 // argv form, and connects report errno (hiredis keeps only its text) so errors can be typed.
@@ -21,6 +22,8 @@ struct tokencache_hiredis_functions {
     int (*redisAppendCommandArgv)(redisContext *c, int argc, const char **argv, const size_t *argvlen);
     int (*redisGetReply)(redisContext *c, void **reply);
     int (*redisGetReplyFromReader)(redisContext *c, void **reply);
+    int (*redisBufferRead)(redisContext *c);
+    int (*redisBufferWrite)(redisContext *c, int *done);
     void (*freeReplyObject)(void *reply);
     void (*redisFree)(redisContext *c);
 };
@@ -65,14 +68,93 @@ static inline int tc_redis_append(redisContext *context, int argc, const char **
     return tokencache_hiredis.redisAppendCommandArgv(context, argc, argv, lengths);
 }
 
-// Flushes queued commands if needed and reads the next reply; NULL on an I/O or protocol error
-// (see context->err), with *error_number the errno of a failed read or write.
-static inline redisReply *tc_redis_next_reply(redisContext *context, int *error_number) {
+// The most elements one reply (or array inside it) may announce, and the most bytes of one reply
+// that are buffered: past them a hostile or broken server's reply is refused before hiredis
+// allocates for it. The layout's largest reply is a partition's HGETALL (two elements an item).
+static const int tc_redis_max_reply_elements = 1 << 22;
+static const size_t tc_redis_max_reply_bytes = (size_t)512 << 20;
+
+// Wraps hiredis's reply functions (kept in the reader's privdata) to refuse oversized arrays.
+static inline void *tc_redis_create_array(const redisReadTask *task, int elements) {
+    if (elements < 0 || elements > tc_redis_max_reply_elements) return 0;  // the reader reports it
+    const redisReplyObjectFunctions *original = (const redisReplyObjectFunctions *)task->privdata;
+    return original->createArray(task, elements);
+}
+static inline void *tc_redis_create_string(const redisReadTask *task, char *text, size_t length) {
+    return ((const redisReplyObjectFunctions *)task->privdata)->createString(task, text, length);
+}
+static inline void *tc_redis_create_integer(const redisReadTask *task, long long value) {
+    return ((const redisReplyObjectFunctions *)task->privdata)->createInteger(task, value);
+}
+static inline void *tc_redis_create_nil(const redisReadTask *task) {
+    return ((const redisReplyObjectFunctions *)task->privdata)->createNil(task);
+}
+static inline void tc_redis_free_object(void *object) { tokencache_hiredis.freeReplyObject(object); }
+static redisReplyObjectFunctions tc_redis_capped_functions = {
+    tc_redis_create_string, tc_redis_create_array, tc_redis_create_integer, tc_redis_create_nil, tc_redis_free_object,
+};
+
+// Makes the connection's reader refuse arrays of more than tc_redis_max_reply_elements elements.
+static inline void tc_redis_cap_replies(redisContext *context) {
+    if (context->reader->fn == &tc_redis_capped_functions) return;
+    context->reader->privdata = context->reader->fn;
+    context->reader->fn = &tc_redis_capped_functions;
+}
+
+// Why tc_redis_reply_by failed, when it did.
+enum tc_redis_failure { TC_REDIS_IO = 1, TC_REDIS_TIMED_OUT = 2, TC_REDIS_TOO_LARGE = 3, TC_REDIS_PROTOCOL = 4 };
+
+static inline long long tc_redis_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+// Flushes queued commands and reads the next reply, giving up at `deadline_ms` (CLOCK_MONOTONIC,
+// tc_redis_now_ms) however the server spaces its bytes: the deadline bounds every read together,
+// not each one. NULL on failure, with *failure one of tc_redis_failure and *error_number the errno
+// of a failed read or write.
+static inline redisReply *tc_redis_reply_by(redisContext *context, long long deadline_ms, int *failure, int *error_number) {
     void *reply = 0;
-    errno = 0;
-    int status = tokencache_hiredis.redisGetReply(context, &reply);
-    *error_number = errno;
-    if (status != REDIS_OK) return 0;
+    *failure = 0;
+    *error_number = 0;
+    if (tokencache_hiredis.redisGetReplyFromReader(context, &reply) != REDIS_OK) {
+        *failure = context->err == REDIS_ERR_OOM ? TC_REDIS_TOO_LARGE : TC_REDIS_PROTOCOL;
+        return 0;
+    }
+    if (reply) return (redisReply *)reply;
+    int done = 0;
+    do {
+        if (tc_redis_now_ms() >= deadline_ms) { *failure = TC_REDIS_TIMED_OUT; return 0; }
+        errno = 0;
+        if (tokencache_hiredis.redisBufferWrite(context, &done) != REDIS_OK) {
+            *error_number = errno;
+            *failure = (errno == EAGAIN || errno == EWOULDBLOCK) ? TC_REDIS_TIMED_OUT : TC_REDIS_IO;
+            return 0;
+        }
+    } while (!done);
+    while (!reply) {
+        long long left = deadline_ms - tc_redis_now_ms();
+        if (left <= 0) { *failure = TC_REDIS_TIMED_OUT; return 0; }
+        struct pollfd descriptor;
+        descriptor.fd = context->fd;
+        descriptor.events = POLLIN;
+        descriptor.revents = 0;
+        int ready = poll(&descriptor, 1, left > 1000000 ? 1000000 : (int)left);
+        if (ready < 0 && errno != EINTR) { *error_number = errno; *failure = TC_REDIS_IO; return 0; }
+        if (ready <= 0) continue;
+        errno = 0;
+        if (tokencache_hiredis.redisBufferRead(context) != REDIS_OK) {
+            *error_number = errno;
+            *failure = (errno == EAGAIN || errno == EWOULDBLOCK) ? TC_REDIS_TIMED_OUT : TC_REDIS_IO;
+            return 0;
+        }
+        if (context->reader->len - context->reader->pos > tc_redis_max_reply_bytes) { *failure = TC_REDIS_TOO_LARGE; return 0; }
+        if (tokencache_hiredis.redisGetReplyFromReader(context, &reply) != REDIS_OK) {
+            *failure = context->err == REDIS_ERR_OOM ? TC_REDIS_TOO_LARGE : TC_REDIS_PROTOCOL;
+            return 0;
+        }
+    }
     return (redisReply *)reply;
 }
 

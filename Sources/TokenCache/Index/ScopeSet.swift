@@ -42,24 +42,35 @@ struct ScopeSet: Sendable, Hashable {
             // Lengths take the separators' places; the first scope's, and those of scopes over
             // 127 bytes, add a byte or two (at worst one reallocation).
             packed.reserveCapacity(bytes.count + 4)
+            // Past a few dozen scopes, repeats are found by hashing: a linear search each would
+            // make a response of many scopes cost quadratic time.
+            var seen: Set<[UInt8]>?
+            var count = 0
             _ = Self.anyWord(of: bytes) { raw in
                 let word = Self.trimmed(raw)
                 if word.contains(where: { $0 >= 0x80 }) {
                     ascii = false
                     return true
                 }
-                if !word.isEmpty && !packed.withUnsafeBufferPointer({ Self.find(word, in: $0) }) {
+                if word.isEmpty { return false }
+                if seen == nil && count >= Self.linearSearchLimit { seen = Set(packed.withUnsafeBufferPointer(Self.scopes)) }
+                let repeated = seen != nil
+                    ? !seen!.insert(word.map { $0.asciiLowercased }).inserted
+                    : packed.withUnsafeBufferPointer { Self.find(word, in: $0) }
+                if !repeated {
                     Self.appendLength(word.count, to: &packed)
                     for byte in word { packed.append(byte.asciiLowercased) }
+                    count += 1
                 }
                 return false
             }
         } ?? { ascii = false }()
         if !ascii {
             var scopes: [String] = []
+            var seen: Set<String> = []
             for part in target.split(separator: " ") {
                 let scope = ItemKey.normalized(String(part))
-                if !scope.isEmpty && !scopes.contains(scope) { scopes.append(scope) }
+                if !scope.isEmpty && seen.insert(scope).inserted { scopes.append(scope) }
             }
             packed = Self.pack(scopes)
         }
@@ -72,7 +83,13 @@ struct ScopeSet: Sendable, Hashable {
 
     func intersects(_ other: ScopeSet) -> Bool {
         packed.withUnsafeBufferPointer { mine in
-            other.packed.withUnsafeBufferPointer { theirs in Self.anyScope(of: mine) { Self.find($0, in: theirs) } }
+            other.packed.withUnsafeBufferPointer { theirs in
+                guard mine.count > Self.linearSearchBytes, theirs.count > Self.linearSearchBytes else {
+                    return Self.anyScope(of: mine) { Self.find($0, in: theirs) }
+                }
+                let set = Set(Self.scopes(theirs))
+                return Self.anyScope(of: mine) { set.contains(Array($0)) }
+            }
         }
     }
 
@@ -82,11 +99,28 @@ struct ScopeSet: Sendable, Hashable {
     /// `requested` may hold several scopes separated by spaces; each is trimmed and compared
     /// without regard to case, without allocating unless it contains non-ASCII text.
     func containsAll(requested: [String]) -> Bool {
+        if packed.count > Self.linearSearchBytes, requested.reduce(0, { $0 + $1.utf8.count }) > Self.linearSearchBytes {
+            return containsAll(manyRequested: requested)
+        }
         for entry in requested {
             let found = entry.utf8.withContiguousStorageIfAvailable { bytes in
                 !Self.anyWord(of: bytes) { !contains(requestedScope: $0) }
             } ?? contains(slowly: entry)
             if !found { return false }
+        }
+        return true
+    }
+
+    /// ``containsAll(requested:)`` for many scopes against many: each requested scope looked up in
+    /// a set of these, in time linear in both.
+    private func containsAll(manyRequested requested: [String]) -> Bool {
+        var mine = Set(packed.withUnsafeBufferPointer(Self.scopes))
+        for scope in Self.reserved { mine.insert(Array(scope.utf8)) }
+        for entry in requested {
+            for part in entry.split(separator: " ") {
+                let scope = ItemKey.normalized(String(part))
+                if !scope.isEmpty && !mine.contains(Array(scope.utf8)) { return false }
+            }
         }
         return true
     }
@@ -109,6 +143,21 @@ struct ScopeSet: Sendable, Hashable {
         var copy = entry
         copy.makeContiguousUTF8()
         return containsAll(requested: [copy])
+    }
+
+    /// How many scopes a set holds before repeats are found by hashing rather than searching.
+    private static let linearSearchLimit = 32
+    /// How many packed bytes two sets may hold before they are compared through a hashed set.
+    private static let linearSearchBytes = 1024
+
+    /// Every scope of `packed`, as bytes.
+    private static func scopes(_ packed: UnsafeBufferPointer<UInt8>) -> [[UInt8]] {
+        var scopes: [[UInt8]] = []
+        _ = anyScope(of: packed) { scope in
+            scopes.append(Array(scope))
+            return false
+        }
+        return scopes
     }
 
     /// Normalized scopes, each after its length.

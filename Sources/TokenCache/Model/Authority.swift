@@ -32,11 +32,16 @@ public struct Authority: Sendable, Hashable, CustomStringConvertible {
             components.scheme?.lowercased() == "https",
             let host = components.host?.lowercased(), !host.isEmpty
         else {
-            throw .invalidRequest("authority '\(url)' is not an https URL such as https://login.microsoftonline.com/common")
+            throw .invalidRequest("authority '\(Self.shown(url))' is not an https URL such as https://login.microsoftonline.com/common")
+        }
+        // A user name or password in an authority is a credential sent nowhere by MSAL: refused, and
+        // never repeated in a message.
+        guard components.user == nil, components.password == nil else {
+            throw .invalidRequest("authority '\(Self.shown(url))' carries user information (user:password@); an authority names only a host and a tenant")
         }
         let segments = components.path.split(separator: "/").map(String.init)
         guard let first = segments.first else {
-            throw .invalidRequest("authority '\(url)' names no tenant; add one, e.g. /common or /<tenant id>")
+            throw .invalidRequest("authority '\(Self.shown(url))' names no tenant; add one, e.g. /common or /<tenant id>")
         }
         self.url = url
         if let port = components.port, port != 443 {
@@ -63,4 +68,19 @@ public struct Authority: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { url }
+
+    /// `url` for a message: without whatever stands before an `@` in its authority part (user
+    /// information, which may be a password).
+    static func shown(_ url: String) -> String {
+        // The authority part starts after the first "//", when the first slash is one.
+        var start = url.startIndex
+        if let slash = url.firstIndex(of: "/") {
+            let next = url.index(after: slash)
+            if next < url.endIndex, url[next] == "/" { start = url.index(after: next) }
+        }
+        let rest = url[start...]
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        guard let at = rest[..<end].lastIndex(of: "@") else { return url }
+        return String(url[..<start]) + "…" + String(url[at...])
+    }
 }

@@ -95,7 +95,7 @@ extension TokenCache {
                 throw TokenCacheError.invalidTokenResponse("'expires_in' is missing, so the access token's lifetime is unknown")
             }
             if tokenType != nil && (request.keyId ?? "").isEmpty {
-                throw TokenCacheError.invalidRequest("a '\(tokenType!)' access token needs the request's key id (kid)")
+                throw TokenCacheError.invalidRequest("an access token whose token_type is not Bearer needs the request's key id (kid)")
             }
             let target = response.scope ?? request.scopes.joined(separator: " ")
             let credential = Credential(

@@ -62,7 +62,8 @@ class Cache:
 
     Entries come back as dicts in MSAL's JSON entry form; failures raise the
     :class:`~tokencache.errors.TokenCacheError` subclass of their category. Safe to use from
-    several threads; `close()` (or leaving the ``with`` block) must not race with other calls.
+    several threads, `close()` included: calls already inside the library finish before the store
+    is freed, and calls made after `close()` raise ``ValueError``.
     """
 
     def __init__(
@@ -85,6 +86,8 @@ class Cache:
         groups = [_text(g) for g in (access_groups or [])]
         array = (ctypes.c_char_p * len(groups))(*groups) if groups else None
         handle = ctypes.c_void_p()
+        self._handle = None
+        self._closed = False
         self._call(self._lib.tokencache_open, _text(store_text(store)), array, len(groups), _json(merged), ctypes.byref(handle))
         self.loading: Loading = (merged or {}).get("loading", "whole_store")
         self._handle = handle
@@ -98,6 +101,8 @@ class Cache:
         with self._close_lock:
             if self._handle is not None:
                 handle, self._handle = self._handle, None
+                self._closed = True
+                # The library keeps the store alive for calls other threads are making with it.
                 self._lib.tokencache_close(handle)
 
     @property
@@ -128,7 +133,11 @@ class Cache:
         error = ctypes.c_void_p()
         status = function(*arguments, ctypes.byref(error))
         if status != 0:
-            raise self._error(status, error)
+            failure = self._error(status, error)
+            if self._closed:
+                # The handle was closed by another thread after this call read it.
+                raise ValueError("the tokencache store is closed")
+            raise failure
 
     def _error(self, status: int, error: ctypes.c_void_p) -> Exception:
         if not error.value:
