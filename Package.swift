@@ -71,7 +71,9 @@ let package = Package(
         // Items in Redis 7 or a Redis Cluster, one hash per (access group, account) partition, via hiredis.
         .target(
             name: "CacheStoreRedis",
-            dependencies: ["CacheStore", "CacheStoreEncryption", "CHiredis", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "CacheStore", "CacheStoreEncryption", "CHiredis", "TokenCacheJSON", .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
 
         // The one door to the backends: parses store specifications (StoreSpecification.forms),
