@@ -45,3 +45,11 @@ install -m 0644 include/tokencache.h "$prefix/include/tokencache.h"
 sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" pkgconfig/tokencache.pc.in > "$prefix/lib/pkgconfig/tokencache.pc"
 chmod 0644 "$prefix/lib/pkgconfig/tokencache.pc"
 echo "installed tokencache $version under $prefix" >&2
+# The loader's cache, so that programs (and the Python binding) find the library by name where the
+# system looks (/usr/local/lib on Debian): updated when run as root; elsewhere, say how to find it.
+if [ "$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then
+    ldconfig
+fi
+if ! { command -v ldconfig >/dev/null && ldconfig -p 2>/dev/null | grep -qF "$prefix/lib/libtokencache.so.1"; }; then
+    echo "note: $prefix/lib is not where the system loader looks: link with pkg-config (its rpath finds it), or set TOKENCACHE_LIBRARY=$prefix/lib/libtokencache.so for the Python binding" >&2
+fi
