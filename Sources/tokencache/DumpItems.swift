@@ -5,9 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import TokenCacheInterchange
 
 struct DumpItems: ParsableCommand {
@@ -54,15 +51,7 @@ struct DumpItems: ParsableCommand {
         let group = try storeOptions.writeGroup()
         let source = file == "-" ? "stdin" : file
         let decoded = try exitOnFailure {
-            let data: Data
-            if file == "-" {
-                data = try BoundedInput.readAll(STDIN_FILENO, source: source)
-            } else {
-                guard let content = try PrivateFile.read(file, limit: ImportDecoder.sizeLimit) else {
-                    throw InterchangeError.cannotRead(path: file, reason: "no such file")
-                }
-                data = content
-            }
+            let data = try readCacheFile(file, source: source)
             let chosen: ImportFormat? = if case .format(let format) = format { format } else { nil }
             return try ImportDecoder.decode(data, source: source, format: chosen, accessGroup: group)
         }

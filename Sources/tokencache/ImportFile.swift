@@ -68,15 +68,7 @@ struct ImportFile: ParsableCommand {
         let progress = ProgressLine(enabled: isatty(STDERR_FILENO) == 1)
         let report = try exitOnFailure {
             defer { progress.finish() }
-            let data: Data
-            if file == "-" {
-                data = try BoundedInput.readAll(STDIN_FILENO, source: source)
-            } else {
-                guard let content = try PrivateFile.read(file, limit: ImportDecoder.sizeLimit) else {
-                    throw InterchangeError.cannotRead(path: file, reason: "no such file")
-                }
-                data = content
-            }
+            let data = try readCacheFile(file, source: source)
             let chosen: ImportFormat? = if case .format(let format) = format { format } else { nil }
             return try interchange.importData(
                 data, source: source, format: chosen,
@@ -90,4 +82,14 @@ struct ImportFile: ParsableCommand {
         text += issueLines("adjusted", report.adjusted)
         printOutput(Data(text.utf8))
     }
+}
+
+/// The content of FILE as `import` and `dump` take it (`-` is standard input), at most
+/// ``ImportDecoder/sizeLimit`` bytes; a missing file is an error naming it.
+func readCacheFile(_ file: String, source: String) throws -> Data {
+    if file == "-" { return try BoundedInput.readAll(STDIN_FILENO, source: source) }
+    guard let content = try PrivateFile.read(file, limit: ImportDecoder.sizeLimit) else {
+        throw InterchangeError.cannotRead(path: file, reason: "no such file")
+    }
+    return content
 }
