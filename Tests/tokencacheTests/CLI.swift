@@ -30,4 +30,22 @@ struct CLI {
     }
 
     var defaultStorePath: String { home.path(".local/share/tokencache/cache.sqlite") }
+
+    /// Runs `/bin/sh -c script` with the CLI's environment and a key file, `script` made from the
+    /// built binary's path: for pipes and redirections `run` cannot express. Returns its standard
+    /// error; its standard output is discarded.
+    func shell(_ script: (_ binary: String) -> String) throws -> String {
+        let binary = ChildProcess.productsDirectory.appendingPathComponent("tokencache").path
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", script(binary)]
+        shell.environment = environment.merging(["TOKENCACHE_KEY": "file"]) { $1 }
+        let errors = Pipe()
+        shell.standardError = errors
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        return text
+    }
 }

@@ -8,17 +8,8 @@ import Testing
     @Test func aFullDiskOnStandardOutputIsAnIOError() throws {
         let cli = try CLI()
         defer { cli.home.cleanUp() }
-        let binary = ChildProcess.productsDirectory.appendingPathComponent("tokencache").path
         let store = "sqlite:" + cli.home.path("c.sqlite")
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "'\(binary)' accounts --json --store '\(store)' > /dev/full; echo \"status $?\" >&2"]
-        shell.environment = cli.environment.merging(["TOKENCACHE_KEY": "file"]) { $1 }
-        let errors = Pipe()
-        shell.standardError = errors
-        try shell.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
+        let text = try cli.shell { "'\($0)' accounts --json --store '\(store)' > /dev/full; echo \"status $?\" >&2" }
         #expect(text.contains("status 74"), "\(text)")
         #expect(text.contains("tokencache: cannot write to standard output: No space left on device"), "\(text)")
     }

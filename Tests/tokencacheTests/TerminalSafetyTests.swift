@@ -58,18 +58,8 @@ struct BoundedStandardInputTests {
     func hugeStandardInput() throws {
         let cli = try CLI()
         defer { cli.home.cleanUp() }
-        let binary = ChildProcess.productsDirectory.appendingPathComponent("tokencache").path
         let store = "sqlite:" + cli.home.path("c.sqlite")
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "head -c 300000000 /dev/zero | '\(binary)' import - --store '\(store)'; echo \"status $?\" >&2"]
-        shell.environment = cli.environment.merging(["TOKENCACHE_KEY": "file"]) { $1 }
-        let errors = Pipe()
-        shell.standardError = errors
-        shell.standardOutput = FileHandle.nullDevice
-        try shell.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
+        let text = try cli.shell { "head -c 300000000 /dev/zero | '\($0)' import - --store '\(store)'; echo \"status $?\" >&2" }
         #expect(text.contains("status 65"), "\(text)")
         #expect(text.contains("more than the 268435456 bytes an import accepts"), "\(text)")
         #expect(try cli.run("accounts", "--store", store, environment: ["TOKENCACHE_KEY": "file"]).output.contains("No accounts"))
