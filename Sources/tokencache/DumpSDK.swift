@@ -54,7 +54,7 @@ struct DumpSDK: ParsableCommand {
         ItemListing.print(content.items, json: json, revealSecrets: revealSecrets)
         var summary = ""
         for (location, entries) in content.sources {
-            summary += "found \(location): " + (entries == 0 ? "an empty cache\n" : "\(entries) entr\(entries == 1 ? "y" : "ies")\n")
+            summary += ImportSDK.foundLine(location, entries: entries)
         }
         summary += issueLines("skipped", content.skipped)
         summary += issueLines("adjusted", content.adjusted)

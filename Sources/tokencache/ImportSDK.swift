@@ -84,7 +84,7 @@ struct ImportSDK: ParsableCommand {
         text += "\(report.added) added, \(report.replaced) replaced"
         text += report.skipped.isEmpty ? ".\n" : "; \(report.skipped.count) entr\(report.skipped.count == 1 ? "y" : "ies") skipped.\n"
         for (location, entries) in report.sources {
-            text += "  found \(location): " + (entries == 0 ? "an empty cache\n" : "\(entries) entr\(entries == 1 ? "y" : "ies")\n")
+            text += "  " + Self.foundLine(location, entries: entries)
         }
         if selection == .auto {
             let found = Set(report.sources.map(\.location.selection)).union(survey.foundAgain.map(\.selection))
@@ -118,6 +118,11 @@ struct ImportSDK: ParsableCommand {
         for place in survey.signalFiles { text += "empty    \(place) (a signal file beside a keyring cache)\n" }
         for place in survey.missing { text += "missing  \(place)\n" }
         printOutput(Data(text.utf8))
+    }
+
+    /// One cache read: where, and how many entries it held.
+    static func foundLine(_ location: SDKCacheLocation, entries: Int) -> String {
+        "found \(location): " + (entries == 0 ? "an empty cache\n" : "\(entries) entr\(entries == 1 ? "y" : "ies")\n")
     }
 
     /// The message for a survey that found no cache: where it looked.
