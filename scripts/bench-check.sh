@@ -7,16 +7,18 @@
 #
 #   bash scripts/bench-check.sh             check
 #   bash scripts/bench-check.sh --record    run, and write the baseline from the run
+#   bash scripts/bench-check.sh --build-only   build the benchmarks (release), run nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-check}
-case "$mode" in check|--record) ;; *) echo "usage: scripts/bench-check.sh [--record]" >&2; exit 2 ;; esac
+case "$mode" in check|--record|--build-only) ;; *) echo "usage: scripts/bench-check.sh [--record|--build-only]" >&2; exit 2 ;; esac
 
 # The fixture tests of the comparison itself.
 python3 Benchmarks/report/test_check.py >/dev/null
 
 cd Benchmarks
 swift build -c release --product TokenCacheBenchmarks >/dev/null
+if [ "$mode" = "--build-only" ]; then exit 0; fi
 bin="$(swift build -c release --show-bin-path)/TokenCacheBenchmarks"
 # The stores the large benchmarks use are built once an hour (30-40 s for the million-item one) by
 # the first process that needs them: built here first, so that the run times benchmarks, not builds.
