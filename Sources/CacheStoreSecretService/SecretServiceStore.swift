@@ -30,7 +30,12 @@ import Foundation
 ///
 /// **Concurrency.** Processes are not serialised by the keyring: two processes writing the *same
 /// partition* at the same moment keep the last write (each re-reads before writing, so the window
-/// is the few milliseconds of one write). Writes to different partitions never interfere.
+/// is the few milliseconds of one write). Writes to different partitions never interfere. Two
+/// processes creating the same partition's first items at once settle on one keyring item holding
+/// both writes (``PartitionSettlement``).
+///
+/// **Damage.** A partition item whose secret does not decode is skipped and counted, never failing
+/// the other partitions' reads (``DamageReportingStore``).
 public final class SecretServiceStore: ItemStore {
     /// Settings for opening a store.
     public struct Options: Sendable {
@@ -86,12 +91,14 @@ public final class SecretServiceStore: ItemStore {
         /// Every entry, in insertion order; rebuilt after each load or commit.
         var ordered: [PartitionEntry] = []
         var maxOrder: UInt64 = 0
+        /// Partition items the last load could not decode, by path: skipped, counted, never returned.
+        var damaged: [(path: String, item: DamagedItem)] = []
     }
 
     let connection: SecretServiceConnection
     /// Keys the partition revisions' digests, so that they say nothing about the content outside this store.
     private let revisionKey = SymmetricKey(size: .bits256)
-    private let state = StateLock(State())
+    let state = StateLock(State())
     /// Tests inject failures here: called before each partition write with its index in the batch.
     let faultInjection = StateLock<(@Sendable (Int) throws -> Void)?>(nil)
 
@@ -219,7 +226,7 @@ public final class SecretServiceStore: ItemStore {
 
     // MARK: - Loading
 
-    private func revalidate(_ state: inout State) throws(SecretServiceError) {
+    func revalidate(_ state: inout State) throws(SecretServiceError) {
         let current = try readRevision(&state)
         if state.loaded && current.value == state.revision && !current.pending { return }
         try load(&state)
@@ -234,27 +241,31 @@ public final class SecretServiceStore: ItemStore {
                 pauseThread(for: .milliseconds(20))
                 continue
             }
-            var paths: [String] = []
+            var paths: [(group: String, path: String)] = []
             for group in accessGroups.all {
-                paths += try connection.search(attributes(kind: "partition") + [("access-group", Self.displayable(group))])
+                paths += try connection.search(attributes(kind: "partition") + [("access-group", Self.displayable(group))]).map { (group, $0) }
             }
-            let secrets = try connection.secrets(paths)
+            let secrets = try connection.secrets(paths.map(\.path))
             var partitions: [PartitionKey: Partition] = [:]
-            for path in paths {
+            var damaged: [(path: String, item: DamagedItem)] = []
+            for (group, path) in paths {
                 guard let secret = secrets[path] else { continue }  // deleted between search and load
-                let key: PartitionKey
-                let entries: [PartitionEntry]
-                do {
-                    (key, entries) = try PartitionCodec.decode(secret)
-                } catch {
-                    throw .corruptPartition(accessGroup: "?", account: path, reason: error.reason)
+                guard let decoded = try? PartitionCodec.decode(secret) else {
+                    // One undecodable keyring item must not fail every read: skipped and counted.
+                    damaged.append((path, Self.damagedPartition(group: group, path: path)))
+                    continue
                 }
+                let (key, entries) = decoded
                 guard accessGroups.contains(key.groupString) else { continue }  // a look-alike group name
-                partitions[key] = Partition(path: path, entries: entries)
+                // Two items of one partition (created at once by two processes before they settled):
+                // read as one, so every process sees the same content whichever item it met first.
+                let merged = partitions[key].map { PartitionSettlement.merge($0.entries, entries) } ?? entries
+                partitions[key] = Partition(path: min(path, partitions[key]?.path ?? path), entries: merged)
             }
             let after = try readRevision(&state)
             if after.value != before.value || after.pending != before.pending, Date() < deadline { continue }
             state.partitions = partitions
+            state.damaged = damaged
             state.revision = after.value
             state.loaded = true
             Self.rebuild(&state)
@@ -292,6 +303,13 @@ public final class SecretServiceStore: ItemStore {
                 let partition = working[key]!
                 if partition.entries.isEmpty {
                     if let path = partition.path ?? previous[key]?.path { try connection.delete(path) }
+                } else if partition.path == nil, previous[key] == nil {
+                    // A new partition: another process may be creating its item at this moment too, so
+                    // it is created beside any other (never replacing one) and then settled.
+                    let created = try store(key, partition.entries, replace: false)
+                    let settled = try settleNewPartition(key, entries: partition.entries, path: created)
+                    working[key] = Partition(path: settled.path, entries: settled.entries)
+                    state.damaged.removeAll { settled.removed.contains($0.path) }
                 } else {
                     working[key]!.path = try store(key, partition.entries)
                 }
@@ -322,8 +340,10 @@ public final class SecretServiceStore: ItemStore {
         }
     }
 
+    /// Writes the partition's item: replacing the item with its attributes, or with `replace` false
+    /// as a new item beside any that exists (the first write of a partition, see ``PartitionSettlement``).
     @discardableResult
-    private func store(_ key: PartitionKey, _ entries: [PartitionEntry]) throws(SecretServiceError) -> String {
+    func store(_ key: PartitionKey, _ entries: [PartitionEntry], replace: Bool = true) throws(SecretServiceError) -> String {
         var secret = PartitionCodec.encode(key, entries)
         defer { secret.resetBytes(in: 0..<secret.count) }
         return try connection.store(
@@ -334,7 +354,7 @@ public final class SecretServiceStore: ItemStore {
                 ("partition", key.digest),
                 ("schema-version", Self.schemaVersion),
             ],
-            secret: secret, contentType: "application/octet-stream")
+            secret: secret, contentType: "application/octet-stream", replace: replace)
     }
 
     func attributes(kind: String) -> [(String, String)] {

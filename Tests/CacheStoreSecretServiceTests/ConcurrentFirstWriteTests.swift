@@ -38,6 +38,27 @@ struct ConcurrentFirstWriteTests {
         }
     }
 
+    @Test("2 processes write the first items of one new partition at once, 20 rounds: one keyring item holding both writes")
+    func firstItemsOfOnePartition() throws {
+        let writers = 2
+        for round in 0..<20 {
+            let namespace = "first-items-\(round)-\(UUID().uuidString)"
+            let children = try (0..<writers).map { try ChildProcess("store-worker", ["keyring-save", namespace, "g", "shared", "service-\($0)"]) }
+            var acknowledged: Set<String> = []
+            for (index, child) in children.enumerated() {
+                let (status, errors) = child.wait()
+                // Acknowledged writes must all be there; a process that could not settle says so (a conflict).
+                if status == 0 { acknowledged.insert("service-\(index)") } else { #expect(errors.contains("several processes created"), "\(errors)") }
+            }
+            let store = try SecretServiceStore(accessGroups: try AccessGroups(["g"]), options: .init(namespace: namespace))
+            let services = Set(try store.items(matching: ItemQuery(account: "shared")).map(\.service))
+            #expect(acknowledged.isSubset(of: services), "round \(round): acknowledged \(acknowledged.sorted()), stored \(services.sorted())")
+            #expect(acknowledged.count == writers, "round \(round): a write reported a conflict")
+            let listing = try SecretServiceStoreTests.keyringItems(namespace)
+            #expect(listing.components(separatedBy: "attribute.kind = partition").count - 1 == 1, "round \(round): \(listing)")
+        }
+    }
+
     @Test("6 processes create the first data key of a group at once, 5 rounds: all use the same key")
     func firstKeyOfAGroup() throws {
         for round in 0..<5 {
