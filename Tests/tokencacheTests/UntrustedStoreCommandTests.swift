@@ -64,9 +64,9 @@ struct UntrustedStoreCommandTests {
             try cli.run(arguments: arguments + ["--store", store], environment: Self.environment)
         }
         let path = String(store.dropFirst("sqlite:".count))
-        let rows = try rawInteger(path, "SELECT count(*) FROM partitions")
         let wiped = try run("remove-account", "--wipe", "--client-id", "client", "--account", "user-2.\(Self.tenant)")
         #expect(wiped.status == 0, "\(wiped.errors)")
+        let rows = try rawInteger(path, "SELECT count(*) FROM partitions")
         let empty = try rawInteger(path, "SELECT count(*) FROM partitions p WHERE NOT EXISTS "
             + "(SELECT 1 FROM items i WHERE i.access_group = p.access_group AND i.account = p.account)")
         #expect(empty >= 1, "the wipe emptied user-2's partitions")
