@@ -26,9 +26,6 @@ public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
     case operationFailed(operation: String, message: String, remoteName: String?)
     /// A batch failed after writing some partitions, and restoring them failed too.
     case batchPartiallyApplied(message: String, unrestored: [String])
-    /// Several processes created the partition's keyring item at once and it did not settle on
-    /// content holding this write within a few rounds: the write may not be in the keyring.
-    case partitionCreationConflict(accessGroup: String, account: String)
 
     public var description: String {
         switch self {
@@ -66,10 +63,6 @@ public enum SecretServiceError: Error, Sendable, CustomStringConvertible {
             return "Secret Service: a batch failed (\(message)) and restoring the partitions it had already written "
                 + "failed too; these keyring items may hold the batch's new content: "
                 + unrestored.joined(separator: ", ")
-        case .partitionCreationConflict(let group, let account):
-            return "Secret Service: several processes created the keyring item of access group '\(group)', account "
-                + "'\(account)' at once and it kept changing; this write may not be in it. Read the partition and "
-                + "write again"
         }
     }
 }
@@ -83,7 +76,6 @@ extension SecretServiceError: CategorizedError {
         case .collectionLocked, .promptDismissed: .permission
         case .corruptPartition: .damaged
         case .batchPartiallyApplied: .internal
-        case .partitionCreationConflict: .conflict
         }
     }
 }

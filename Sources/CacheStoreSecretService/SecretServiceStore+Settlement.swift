@@ -1,21 +1,29 @@
-import CacheStore
+@_spi(Pause) import CacheStore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
 
-/// Settling a partition created by two processes at once.
+/// Settling a partition created by several processes at once.
 ///
-/// The keyring does not serialise item creation: two processes writing a new partition's first
-/// items at the same moment would, with the usual replacing write, either each create an item for
-/// it or the later one replace the earlier one's item with content lacking the earlier write. So a
-/// partition's first write creates a new item beside any other (never replacing one), and the
-/// writer then looks again: it keeps the item with the least object path (as every other settler
-/// does; readers read the union of all copies), deletes the other copies once read, writes to the
-/// kept one the union of its own items and every copy's, and repeats until the kept item is the only
-/// one and holds its own items (or a newer version of them). A writer that cannot get there in a few
-/// rounds reports a conflict instead of acknowledging a write that may be lost.
+/// The keyring does not serialise item creation, and a replacing write can only name an item by
+/// its attributes, which every copy of a partition shares. With the usual replacing write, two
+/// processes writing a new partition's first items at the same moment would either each create an
+/// item or the later one replace the earlier one's with content lacking the earlier write. So:
+///
+/// - a partition's first write creates a new item beside any other, never replacing one;
+/// - the writer then searches for the partition's items; while there is more than one (or the one
+///   lacks its write), it reads them all, creates one more item holding their union and its own
+///   items (by identity, the later-modified version), and deletes the items it read. Settlers never
+///   overwrite an item, and delete only items whose content they have put in an item they created,
+///   so no settler loses another's write;
+/// - readers read the union of a partition's items, and the next ordinary write of the partition
+///   deletes the copies it read. A settler that has not reduced the copies to one after a few
+///   rounds (others settling at the same time) leaves them so, its write safe in one of them.
+///
+/// Only an ordinary (replacing) write racing a first write can lose it, as any two writes of one
+/// partition at the same moment keep the last (docs/architecture.md, "Concurrency limits").
 enum PartitionSettlement {
     /// The union of two copies of one partition: by identity, the later-modified version of an item
     /// (`first`'s on a tie), at the earlier place in insertion order.
@@ -45,41 +53,38 @@ enum PartitionSettlement {
         }
     }
 
-    static let rounds = 5
+    static let rounds = 8
 }
 
 extension SecretServiceStore {
     /// Settles a partition this process has just created at `path` (see ``PartitionSettlement``):
-    /// returns the kept item, its content, and the items removed (other copies, or a damaged item
-    /// of the partition, which the write replaces).
+    /// returns the item kept and the content read.
     func settleNewPartition(
         _ key: PartitionKey, entries: [PartitionEntry], path: String
-    ) throws(SecretServiceError) -> (path: String, entries: [PartitionEntry], removed: [String]) {
-        var removed: [String] = []
-        for _ in 0..<PartitionSettlement.rounds {
+    ) throws(SecretServiceError) -> (path: String, entries: [PartitionEntry]) {
+        var latest = (path: path, entries: entries)
+        for round in 0..<PartitionSettlement.rounds {
+            if round > 0 { pauseThread(for: .milliseconds(Int.random(in: 5...40))) }  // others settling: let one win
             let paths = try connection.search(attributes(kind: "partition") + [("partition", key.digest)])
             // Gone: another process deleted the partition after this write, which then came first.
-            guard let kept = paths.min() else { return (path, entries, removed) }
+            guard !paths.isEmpty else { return latest }
             let secrets = try connection.secrets(paths)
-            var copies: [String: [PartitionEntry]] = [:]
-            for candidate in paths {
-                if let secret = secrets[candidate], let decoded = try? PartitionCodec.decode(secret), decoded.0 == key {
-                    copies[candidate] = decoded.1
-                }
-            }
-            if paths.count == 1, let content = copies[kept], PartitionSettlement.holds(content, entries) {
-                return (kept, content, removed)
-            }
             var merged = entries
-            for candidate in paths { if let content = copies[candidate] { merged = PartitionSettlement.merge(merged, content) } }
-            // The copies go first, so that the write below replaces the kept item and no other.
-            for candidate in paths where candidate != kept {
-                try? connection.delete(candidate)
-                removed.append(candidate)
+            var read: [(path: String, entries: [PartitionEntry])] = []
+            for candidate in paths {
+                // Deleted meanwhile by another settler, or not decodable (damaged, or not yet holding
+                // its secret): never deleted here, since its content could not be carried over.
+                guard let secret = secrets[candidate], let decoded = try? PartitionCodec.decode(secret), decoded.0 == key else { continue }
+                read.append((candidate, decoded.1))
+                merged = PartitionSettlement.merge(merged, decoded.1)
             }
-            if copies[kept] == nil { removed.append(kept) }  // a damaged item: replaced below
-            _ = try store(key, merged)
+            if read.count == 1, PartitionSettlement.holds(read[0].entries, entries) {
+                return read[0]
+            }
+            let created = try store(key, merged, replace: false)
+            latest = (created, merged)
+            for candidate in read where candidate.path != created { try? connection.delete(candidate.path) }
         }
-        throw .partitionCreationConflict(accessGroup: key.groupString, account: key.accountString)
+        return latest
     }
 }

@@ -81,6 +81,9 @@ public final class SecretServiceStore: ItemStore {
         /// The keyring item, once written or loaded.
         var path: String?
         var entries: [PartitionEntry]
+        /// Other keyring items of the partition, read into `entries` (copies two first writers left
+        /// before they settled); the next write of the partition deletes them.
+        var copies: [String] = []
     }
 
     struct State {
@@ -259,8 +262,13 @@ public final class SecretServiceStore: ItemStore {
                 guard accessGroups.contains(key.groupString) else { continue }  // a look-alike group name
                 // Two items of one partition (created at once by two processes before they settled):
                 // read as one, so every process sees the same content whichever item it met first.
-                let merged = partitions[key].map { PartitionSettlement.merge($0.entries, entries) } ?? entries
-                partitions[key] = Partition(path: min(path, partitions[key]?.path ?? path), entries: merged)
+                if let existing = partitions[key], let known = existing.path {
+                    partitions[key] = Partition(
+                        path: min(path, known), entries: PartitionSettlement.merge(existing.entries, entries),
+                        copies: existing.copies + [max(path, known)])
+                } else {
+                    partitions[key] = Partition(path: path, entries: entries)
+                }
             }
             let after = try readRevision(&state)
             if after.value != before.value || after.pending != before.pending, Date() < deadline { continue }
@@ -290,6 +298,9 @@ public final class SecretServiceStore: ItemStore {
         var newRevision = UInt64.random(in: 1...UInt64.max)
         while newRevision == state.revision { newRevision = UInt64.random(in: 1...UInt64.max) }
         var written: [PartitionKey] = []
+        /// New partitions settled into an item that also holds another process's items: a failure
+        /// later in the batch cannot delete them (that would lose the other writes).
+        var shared: Set<PartitionKey> = []
         do throws(SecretServiceError) {
             if dirty.count > 1 {
                 try writeRevision("pending \(String(state.revision, radix: 16)) \(Date().timeIntervalSince1970)", &state)
@@ -301,17 +312,23 @@ public final class SecretServiceStore: ItemStore {
                     }
                 }
                 let partition = working[key]!
+                let copies = previous[key]?.copies ?? []
                 if partition.entries.isEmpty {
                     if let path = partition.path ?? previous[key]?.path { try connection.delete(path) }
+                    for copy in copies { try? connection.delete(copy) }
                 } else if partition.path == nil, previous[key] == nil {
                     // A new partition: another process may be creating its item at this moment too, so
                     // it is created beside any other (never replacing one) and then settled.
                     let created = try store(key, partition.entries, replace: false)
                     let settled = try settleNewPartition(key, entries: partition.entries, path: created)
                     working[key] = Partition(path: settled.path, entries: settled.entries)
-                    state.damaged.removeAll { settled.removed.contains($0.path) }
+                    if settled.entries.count != partition.entries.count { shared.insert(key) }
                 } else {
-                    working[key]!.path = try store(key, partition.entries)
+                    let path = try store(key, partition.entries)
+                    // The copies were read into this content: one item is left.
+                    for copy in copies + [previous[key]?.path].compactMap({ $0 }) where copy != path { try? connection.delete(copy) }
+                    working[key]!.path = path
+                    working[key]!.copies = []
                 }
                 written.append(key)
             }
@@ -323,6 +340,8 @@ public final class SecretServiceStore: ItemStore {
                 do {
                     if let old = previous[key] {
                         try store(key, old.entries)
+                    } else if shared.contains(key) {
+                        unrestored.append(Self.defaultLabel(key.groupString, key.accountString))
                     } else if let path = working[key]?.path {
                         try connection.delete(path)
                     }

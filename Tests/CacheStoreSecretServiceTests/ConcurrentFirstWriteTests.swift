@@ -40,6 +40,8 @@ struct ConcurrentFirstWriteTests {
 
     @Test("2 processes write the first items of one new partition at once, 20 rounds: one keyring item holding both writes")
     func firstItemsOfOnePartition() throws {
+        // Two: with more, a process that starts after the partition exists writes it the ordinary
+        // (replacing) way, and two of those at once keep the last (docs/architecture.md).
         let writers = 2
         for round in 0..<20 {
             let namespace = "first-items-\(round)-\(UUID().uuidString)"
@@ -47,13 +49,12 @@ struct ConcurrentFirstWriteTests {
             var acknowledged: Set<String> = []
             for (index, child) in children.enumerated() {
                 let (status, errors) = child.wait()
-                // Acknowledged writes must all be there; a process that could not settle says so (a conflict).
-                if status == 0 { acknowledged.insert("service-\(index)") } else { #expect(errors.contains("several processes created"), "\(errors)") }
+                #expect(status == 0, "\(errors)")
+                if status == 0 { acknowledged.insert("service-\(index)") }
             }
             let store = try SecretServiceStore(accessGroups: try AccessGroups(["g"]), options: .init(namespace: namespace))
             let services = Set(try store.items(matching: ItemQuery(account: "shared")).map(\.service))
             #expect(acknowledged.isSubset(of: services), "round \(round): acknowledged \(acknowledged.sorted()), stored \(services.sorted())")
-            #expect(acknowledged.count == writers, "round \(round): a write reported a conflict")
             let listing = try SecretServiceStoreTests.keyringItems(namespace)
             #expect(listing.components(separatedBy: "attribute.kind = partition").count - 1 == 1, "round \(round): \(listing)")
         }
