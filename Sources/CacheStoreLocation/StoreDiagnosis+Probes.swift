@@ -78,6 +78,7 @@ extension StoreDiagnosis {
                 checks.append(Check(name: "items in \(group)", verdict: .ok, detail: "\(count)"))
             }
             checks.append(Check(name: "partitions", verdict: .ok, detail: "\(partitions) keyring item\(partitions == 1 ? "" : "s")"))
+            checks.append(damageCheck(try store.damagedItems()))
             checks.append(Check(name: "key source", verdict: .ok, detail: "none needed: the keyring encrypts its own items"))
             return checks
         } catch {
@@ -158,14 +159,13 @@ extension StoreDiagnosis {
             let store = try? SQLiteStore(path: path, accessGroups: keyed, options: .init(encryption: .init(keySources: selection.sources))),
             let damaged = try? store.damagedItems()
         else { return [] }
-        if damaged.isEmpty { return [Check(name: "damaged items", verdict: .ok, detail: "none")] }
-        var detail = "\(damaged.count) item\(damaged.count == 1 ? "" : "s") that reads skip: "
-        detail += damaged.prefix(10).map(\.description).joined(separator: "; ")
-        if damaged.count > 10 { detail += "; and \(damaged.count - 10) more" }
-        return [Check(
-            name: "damaged items", verdict: .warning, detail: detail,
-            remedy: "remove them (they can never be read again; the accounts they belonged to sign in again); "
-                + "if you did not expect them, someone else may have written to the store file")]
+        return [damageCheck(damaged)]
+    }
+
+    /// The check that lists damaged items (see `DamagedItem`), a warning when there are any.
+    static func damageCheck(_ damaged: [DamagedItem]) -> Check {
+        Check(name: "damaged items", verdict: damaged.isEmpty ? .ok : .warning, detail: DamagedItem.summary(damaged),
+              remedy: damaged.isEmpty ? nil : DamagedItem.remedy)
     }
 
     /// Opens the store without creating keys or sealing anything: schema, integrity, and each

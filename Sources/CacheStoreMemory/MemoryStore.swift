@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// It keeps the full ``ItemStore`` contract, so it is the reference the other backends are tested
 /// against.
-public final class MemoryStore: ItemStore, PartitionTrackingStore, LookupKeyIndexingStore {
+public final class MemoryStore: ItemStore, PartitionTrackingStore, LookupKeyIndexingStore, PartitionPruningStore {
     public let accessGroups: AccessGroups
 
     private struct State {
@@ -26,6 +26,9 @@ public final class MemoryStore: ItemStore, PartitionTrackingStore, LookupKeyInde
         /// Each partition's lookup keys, and the partitions holding each key.
         var lookupKeys: [PartitionID: Set<String>] = [:]
         var keyIndex: [String: Set<PartitionID>] = [:]
+        /// The revision at the last prune that removed a partition's revision: older revisions are
+        /// answered `nil` by `partitionChanges`, since they may not have seen a pruned removal.
+        var prunedThrough: UInt64 = 0
     }
 
     private let state = StateLock(State())
@@ -173,7 +176,7 @@ public final class MemoryStore: ItemStore, PartitionTrackingStore, LookupKeyInde
         state.withLock { state in
             let now = ChangeStamp(state.revision, epoch)
             guard let revision else { return PartitionChanges(revision: now, partitions: []) }
-            guard revision.second == epoch, revision.first <= state.revision else { return nil }
+            guard revision.second == epoch, revision.first <= state.revision, revision.first >= state.prunedThrough else { return nil }
             return PartitionChanges(
                 revision: now,
                 partitions: state.partitionRevisions.compactMap { $0.value > revision.first ? $0.key : nil })
@@ -187,6 +190,35 @@ public final class MemoryStore: ItemStore, PartitionTrackingStore, LookupKeyInde
     }
 
     public var keepsLookupKeys: Bool { true }
+
+    // MARK: - Pruning
+
+    /// Removes the revisions and lookup keys of partitions that hold no item. A revision older than
+    /// the prune is answered `nil` from then on by `partitionChanges` (re-read everything), so a
+    /// removal pruned before its holder caught up is never missed.
+    public func pruneRemovedPartitions() throws -> PrunedRecords {
+        state.withLock { state in
+            func holdsItems(_ partition: PartitionID) -> Bool {
+                (state.partitionSlots[partition] ?? []).contains { state.slots[$0] != nil }
+            }
+            var pruned = PrunedRecords()
+            for partition in Array(state.partitionRevisions.keys) where !holdsItems(partition) {
+                state.partitionRevisions[partition] = nil
+                state.partitionSlots[partition] = nil
+                pruned.partitions += 1
+            }
+            for (partition, keys) in state.lookupKeys where !holdsItems(partition) {
+                state.lookupKeys[partition] = nil
+                for key in keys {
+                    state.keyIndex[key]?.remove(partition)
+                    if state.keyIndex[key]?.isEmpty == true { state.keyIndex[key] = nil }
+                }
+                pruned.lookupKeys += keys.count
+            }
+            if pruned.partitions > 0 { state.prunedThrough = state.revision }
+            return pruned
+        }
+    }
 
     private static func compact(_ state: inout State) {
         state.slots = state.slots.filter { $0 != nil }

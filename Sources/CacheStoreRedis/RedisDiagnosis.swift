@@ -89,11 +89,34 @@ public struct RedisDiagnosis: Sendable {
             for (group, count) in try store.partitionCounts() {
                 add("partitions in \(group)", .ok, "\(count) listed in the group index")
             }
+            if let damaged = damagedItems(configuration, plain: store, accessGroups: accessGroups, environment: environment) {
+                add("damaged items", damaged.isEmpty ? .ok : .warning, DamagedItem.summary(damaged), fix: damaged.isEmpty ? nil : DamagedItem.remedy)
+            }
         } catch {
             add("store", .problem, "cannot be opened", fix: String(describing: error))
         }
         facts.append(contentsOf: keyFacts(configuration, accessGroups: accessGroups, environment: environment))
         return RedisDiagnosis(facts: facts)
+    }
+
+    /// The damaged records (see `DamagedItem`), read with the store's own keys when every group has
+    /// one (nothing is created); nil when the keys cannot be had, which the key facts then explain.
+    private static func damagedItems(
+        _ configuration: RedisConfiguration, plain: RedisStore, accessGroups: AccessGroups, environment: [String: String]
+    ) -> [DamagedItem]? {
+        var keyed = configuration
+        keyed.tracking = false
+        switch configuration.keySource {
+        case .none:
+            return try? plain.damagedItems()
+        case .environment:
+            break
+        case .file(let path):
+            let file = KeyFile(path: path)
+            guard FileManager.default.fileExists(atPath: path),
+                  accessGroups.all.allSatisfy({ (try? file.existingKey(for: $0, id: nil)) != nil }) else { return nil }
+        }
+        return try? RedisStore(configuration: keyed, accessGroups: accessGroups, environment: environment).damagedItems()
     }
 
     private static func keyFacts(_ configuration: RedisConfiguration, accessGroups: AccessGroups, environment: [String: String]) -> [Fact] {

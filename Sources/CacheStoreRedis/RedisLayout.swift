@@ -50,6 +50,12 @@ struct RedisLayout: Sendable {
         return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(lowercaseHex([UInt8(number)]))".utf8)
     }
 
+    /// Every index hash of `group`'s lookup keys (the 64 buckets).
+    func lookupBucketKeys(group: String) -> [Data] {
+        let digest = Self.digest([Data(group.utf8)])
+        return (0..<Self.lookupBuckets).map { Data("\(prefix):l:\(digest):\(lowercaseHex([UInt8($0)]))".utf8) }
+    }
+
     /// The key present once `group`'s lookup-key index is complete.
     func lookupCompleteKey(_ group: String) -> Data { Data("\(prefix):lc:\(Self.digest([Data(group.utf8)]))".utf8) }
 

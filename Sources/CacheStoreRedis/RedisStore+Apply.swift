@@ -221,9 +221,20 @@ extension RedisStore {
     /// revision, its lifetime, and on a standalone server the lookup-key index edits.
     func changeCommands(_ change: Change, partition: RedisLayout.Partition, revision: UInt64, standalone: Bool) -> [[Data]] {
         var commands: [[Data]] = []
+        // A key of another type (damaged, see Snapshot.wrongType) is replaced by the partition written.
+        if change.before.wrongType { commands.append([Data("DEL".utf8), partition.key]) }
+        let groupIndex = layout.groupIndexKey(partition.group)
         if change.after.entries.isEmpty && change.after.lookupKeys.isEmpty {
             commands.append([Data("DEL".utf8), partition.key])
+            // Standalone: the group index drops the partition with it (a writer making it again
+            // lists it again in its own transaction, below).
+            if standalone { commands.append([Data("SREM".utf8), groupIndex, Data(partition.id.utf8)]) }
         } else {
+            if standalone, change.before.entries.isEmpty, !change.sets.isEmpty {
+                // Listed in the same transaction as its first items, so that a prune (which removes
+                // a member only while its partition does not exist, under WATCH) never unlists it.
+                commands.append([Data("SADD".utf8), groupIndex, Data(partition.id.utf8)])
+            }
             var deletes = change.deletes
             if change.after.lookupKeys.isEmpty, !change.before.lookupKeys.isEmpty { deletes.append(RedisLayout.lookupKeysField) }
             if !deletes.isEmpty { commands.append([Data("HDEL".utf8), partition.key] + deletes) }

@@ -71,11 +71,16 @@ extension RedisStore: PartitionTrackingStore, DamageReportingStore {
                         _ = try state.router.run([Data("UNWATCH".utf8)], key: partition.key, operation: "UNWATCH")
                         break
                     }
-                    let change = Change(deletes: Array(current.damaged.keys), before: current, after: current)
                     let standalone = state.router.isCluster == false
-                    let revision = change.revision(expected: current.revision)
                     var commands: [[Data]] = [[Data("MULTI".utf8)]]
-                    commands += changeCommands(change, partition: partition, revision: revision, standalone: standalone)
+                    if current.wrongType {
+                        commands.append([Data("DEL".utf8), partition.key])  // not a hash: nothing in it can be kept
+                        if standalone { commands.append([Data("SREM".utf8), layout.groupIndexKey(partition.group), Data(partition.id.utf8)]) }
+                    } else {
+                        let change = Change(deletes: Array(current.damaged.keys), before: current, after: current)
+                        let revision = change.revision(expected: current.revision)
+                        commands += changeCommands(change, partition: partition, revision: revision, standalone: standalone)
+                    }
                     commands.append([Data("INCR".utf8), layout.revisionKey])
                     commands.append([Data("EXEC".utf8)])
                     if standalone {

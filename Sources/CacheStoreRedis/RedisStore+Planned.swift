@@ -116,10 +116,7 @@ extension RedisStore {
                 }
                 guard let change = try simulate(operations[partition.key]!, on: current, counts: &result, &state) else { continue }
                 let revision = change.revision(expected: current.revision)
-                // Listed in its group's index in the same transaction, so a full read never misses it.
-                if change.before.entries.isEmpty, !change.sets.isEmpty {
-                    commands.append([Data("SADD".utf8), layout.groupIndexKey(partition.group), Data(partition.id.utf8)])
-                }
+                // changeCommands lists a new partition in its group's index in the same transaction.
                 commands += changeCommands(change, partition: partition, revision: revision, standalone: true)
                 written.append((partition, change, revision))
             }

@@ -16,6 +16,9 @@ extension RedisStore {
         var lookupKeys: [String] = []
         /// Item fields that cannot be vouched for, skipped by reads (see ``DamagedItem``).
         var damaged: [Data: DamagedItem] = [:]
+        /// The key holds another type than a hash: the whole partition is one damaged record (keyed
+        /// by the key itself in `damaged`), read as empty; a write or a removal replaces it.
+        var wrongType = false
 
         /// The items in insertion order.
         var ordered: [(item: StoreItem, order: UInt64)] {
@@ -50,6 +53,7 @@ extension RedisStore {
     func snapshot(_ reply: RedisValue, group: String?, account: String?, key: Data) throws -> Snapshot {
         let name = String(decoding: key, as: UTF8.self)
         if case .error(let message) = reply {
+            if Self.isWrongType(message) { return unreadable(group: group, account: account, key: key) }
             throw RedisError.server(endpoint: configuration.endpoint.description, operation: "read partition \(name)", message: message)
         }
         guard case .array(let flat) = reply, flat.count % 2 == 0 else {
@@ -78,7 +82,13 @@ extension RedisStore {
         let itemGroup = group ?? ""
         let itemAccount = account ?? ""
         for (field, value) in fields {
-            guard let (type, service) = RedisLayout.parseField(field) else { continue }
+            guard field.first != UInt8(ascii: ".") else { continue }  // metadata: .group, .account, .rev, .keys
+            guard let (type, service) = RedisLayout.parseField(field) else {
+                // Not an item's field (`TYPE|SERVICE`): written by something else. Named by the field.
+                let identity = ItemIdentity(accessGroup: itemGroup, account: itemAccount, service: String(decoding: field, as: UTF8.self), type: nil)
+                snapshot.damaged[field] = DamagedItem(identity: identity, reason: .unreadableField, location: "Redis key \(name)")
+                continue
+            }
             let identity = ItemIdentity(accessGroup: itemGroup, account: itemAccount, service: service, type: type)
             guard !unattributed, let record = RedisRecord.decode(value) else {
                 snapshot.damaged[field] = DamagedItem(identity: identity, reason: .malformedEnvelope)
@@ -106,6 +116,20 @@ extension RedisStore {
             }
             snapshot.entries[field] = (item, record.order)
         }
+        return snapshot
+    }
+
+    /// Whether an error reply says the key holds another type than the command expects.
+    static func isWrongType(_ message: String) -> Bool { message.contains("WRONGTYPE") }
+
+    /// A partition whose key holds another type than a hash (written by something else): read as
+    /// empty, with one damaged record named by its key.
+    func unreadable(group: String?, account: String?, key: Data) -> Snapshot {
+        var snapshot = Snapshot()
+        snapshot.wrongType = true
+        snapshot.damaged[key] = DamagedItem(
+            identity: ItemIdentity(accessGroup: group ?? "", account: account ?? "", service: "", type: nil),
+            reason: .unreadablePartition, location: "Redis key \(String(decoding: key, as: UTF8.self)) (not a hash)")
         return snapshot
     }
 
@@ -140,7 +164,7 @@ extension RedisStore {
             let snapshot = try snapshot(reply, group: partition.group, account: partition.account, key: partition.key)
             let ordered = snapshot.ordered
             let fresh = RedisTracking.CachedPartition(revision: snapshot.revision, items: ordered.map(\.item), orders: ordered.map(\.order))
-            if tracked { remember(fresh, key: partition.key, ifGeneration: generation) }
+            if tracked, !snapshot.wrongType { remember(fresh, key: partition.key, ifGeneration: generation) }
             answers[index] = fresh
         }
         return answers.map { $0! }
@@ -177,7 +201,12 @@ extension RedisStore {
         let keys = ids.map { layout.partitionKey(id: $0.id) }
         let replies = try state.router.runEach(keys.map { ($0, readCommand($0)) }, operation: "read partitions")
         var result: [(RedisLayout.Partition, Snapshot)] = []
-        for ((group, _), (key, reply)) in zip(ids, zip(keys, replies)) {
+        for ((group, id), (key, reply)) in zip(ids, zip(keys, replies)) {
+            if case .error(let message) = reply, Self.isWrongType(message) {
+                // Its account is unknown (the key holds no attributes); its id names its group-index member.
+                result.append((RedisLayout.Partition(group: group, account: "", id: id, key: key), unreadable(group: group, account: nil, key: key)))
+                continue
+            }
             let snapshot = try snapshot(reply, group: nil, account: nil, key: key)
             let account = snapshot.entries.first?.value.item.account ?? snapshot.damaged.first?.value.identity.account
             guard let account else { continue }  // gone or empty

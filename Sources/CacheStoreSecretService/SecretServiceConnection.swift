@@ -166,15 +166,18 @@ final class SecretServiceConnection: @unchecked Sendable {
         return result
     }
 
-    /// Creates the item with exactly these attributes, or replaces its secret and label.
+    /// Creates the item with exactly these attributes, or replaces its secret and label; with
+    /// `replace` false, always creates a new item (one that exists is left as it is).
     @discardableResult
-    func store(label: String, attributes: [(String, String)], secret: Data, contentType: String) throws(SecretServiceError) -> String {
+    func store(
+        label: String, attributes: [(String, String)], secret: Data, contentType: String, replace: Bool = true
+    ) throws(SecretServiceError) -> String {
         var error: UnsafeMutablePointer<GError>?
         let raw = withCStrings(attributes.map(\.0)) { keys in
             withCStrings(attributes.map(\.1)) { values in
                 secret.withUnsafeBytes { bytes in
                     tc_store_item(service, collectionPath, label, keys, values, Int32(attributes.count),
-                                  bytes.baseAddress, bytes.count, contentType, &error)
+                                  bytes.baseAddress, bytes.count, contentType, replace ? 1 : 0, &error)
                 }
             }
         }

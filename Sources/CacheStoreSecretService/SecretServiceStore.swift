@@ -30,7 +30,12 @@ import Foundation
 ///
 /// **Concurrency.** Processes are not serialised by the keyring: two processes writing the *same
 /// partition* at the same moment keep the last write (each re-reads before writing, so the window
-/// is the few milliseconds of one write). Writes to different partitions never interfere.
+/// is the few milliseconds of one write). Writes to different partitions never interfere. Two
+/// processes creating the same partition's first items at once settle on one keyring item holding
+/// both writes (``PartitionSettlement``).
+///
+/// **Damage.** A partition item whose secret does not decode is skipped and counted, never failing
+/// the other partitions' reads (``DamageReportingStore``).
 public final class SecretServiceStore: ItemStore {
     /// Settings for opening a store.
     public struct Options: Sendable {
@@ -76,6 +81,9 @@ public final class SecretServiceStore: ItemStore {
         /// The keyring item, once written or loaded.
         var path: String?
         var entries: [PartitionEntry]
+        /// Other keyring items of the partition, read into `entries` (copies two first writers left
+        /// before they settled); the next write of the partition deletes them.
+        var copies: [String] = []
     }
 
     struct State {
@@ -86,12 +94,14 @@ public final class SecretServiceStore: ItemStore {
         /// Every entry, in insertion order; rebuilt after each load or commit.
         var ordered: [PartitionEntry] = []
         var maxOrder: UInt64 = 0
+        /// Partition items the last load could not decode, by path: skipped, counted, never returned.
+        var damaged: [(path: String, item: DamagedItem)] = []
     }
 
     let connection: SecretServiceConnection
     /// Keys the partition revisions' digests, so that they say nothing about the content outside this store.
     private let revisionKey = SymmetricKey(size: .bits256)
-    private let state = StateLock(State())
+    let state = StateLock(State())
     /// Tests inject failures here: called before each partition write with its index in the batch.
     let faultInjection = StateLock<(@Sendable (Int) throws -> Void)?>(nil)
 
@@ -219,7 +229,7 @@ public final class SecretServiceStore: ItemStore {
 
     // MARK: - Loading
 
-    private func revalidate(_ state: inout State) throws(SecretServiceError) {
+    func revalidate(_ state: inout State) throws(SecretServiceError) {
         let current = try readRevision(&state)
         if state.loaded && current.value == state.revision && !current.pending { return }
         try load(&state)
@@ -234,27 +244,36 @@ public final class SecretServiceStore: ItemStore {
                 pauseThread(for: .milliseconds(20))
                 continue
             }
-            var paths: [String] = []
+            var paths: [(group: String, path: String)] = []
             for group in accessGroups.all {
-                paths += try connection.search(attributes(kind: "partition") + [("access-group", Self.displayable(group))])
+                paths += try connection.search(attributes(kind: "partition") + [("access-group", Self.displayable(group))]).map { (group, $0) }
             }
-            let secrets = try connection.secrets(paths)
+            let secrets = try connection.secrets(paths.map(\.path))
             var partitions: [PartitionKey: Partition] = [:]
-            for path in paths {
+            var damaged: [(path: String, item: DamagedItem)] = []
+            for (group, path) in paths {
                 guard let secret = secrets[path] else { continue }  // deleted between search and load
-                let key: PartitionKey
-                let entries: [PartitionEntry]
-                do {
-                    (key, entries) = try PartitionCodec.decode(secret)
-                } catch {
-                    throw .corruptPartition(accessGroup: "?", account: path, reason: error.reason)
+                guard let decoded = try? PartitionCodec.decode(secret) else {
+                    // One undecodable keyring item must not fail every read: skipped and counted.
+                    damaged.append((path, Self.damagedPartition(group: group, path: path)))
+                    continue
                 }
+                let (key, entries) = decoded
                 guard accessGroups.contains(key.groupString) else { continue }  // a look-alike group name
-                partitions[key] = Partition(path: path, entries: entries)
+                // Two items of one partition (created at once by two processes before they settled):
+                // read as one, so every process sees the same content whichever item it met first.
+                if let existing = partitions[key], let known = existing.path {
+                    partitions[key] = Partition(
+                        path: min(path, known), entries: PartitionSettlement.merge(existing.entries, entries),
+                        copies: existing.copies + [max(path, known)])
+                } else {
+                    partitions[key] = Partition(path: path, entries: entries)
+                }
             }
             let after = try readRevision(&state)
             if after.value != before.value || after.pending != before.pending, Date() < deadline { continue }
             state.partitions = partitions
+            state.damaged = damaged
             state.revision = after.value
             state.loaded = true
             Self.rebuild(&state)
@@ -279,6 +298,9 @@ public final class SecretServiceStore: ItemStore {
         var newRevision = UInt64.random(in: 1...UInt64.max)
         while newRevision == state.revision { newRevision = UInt64.random(in: 1...UInt64.max) }
         var written: [PartitionKey] = []
+        /// New partitions settled into an item that also holds another process's items: a failure
+        /// later in the batch cannot delete them (that would lose the other writes).
+        var shared: Set<PartitionKey> = []
         do throws(SecretServiceError) {
             if dirty.count > 1 {
                 try writeRevision("pending \(String(state.revision, radix: 16)) \(Date().timeIntervalSince1970)", &state)
@@ -290,10 +312,23 @@ public final class SecretServiceStore: ItemStore {
                     }
                 }
                 let partition = working[key]!
+                let copies = previous[key]?.copies ?? []
                 if partition.entries.isEmpty {
                     if let path = partition.path ?? previous[key]?.path { try connection.delete(path) }
+                    for copy in copies { try? connection.delete(copy) }
+                } else if partition.path == nil, previous[key] == nil {
+                    // A new partition: another process may be creating its item at this moment too, so
+                    // it is created beside any other (never replacing one) and then settled.
+                    let created = try store(key, partition.entries, replace: false)
+                    let settled = try settleNewPartition(key, entries: partition.entries, path: created)
+                    working[key] = Partition(path: settled.path, entries: settled.entries)
+                    if settled.entries.count != partition.entries.count { shared.insert(key) }
                 } else {
-                    working[key]!.path = try store(key, partition.entries)
+                    let path = try store(key, partition.entries)
+                    // The copies were read into this content: one item is left.
+                    for copy in copies + [previous[key]?.path].compactMap({ $0 }) where copy != path { try? connection.delete(copy) }
+                    working[key]!.path = path
+                    working[key]!.copies = []
                 }
                 written.append(key)
             }
@@ -305,6 +340,8 @@ public final class SecretServiceStore: ItemStore {
                 do {
                     if let old = previous[key] {
                         try store(key, old.entries)
+                    } else if shared.contains(key) {
+                        unrestored.append(Self.defaultLabel(key.groupString, key.accountString))
                     } else if let path = working[key]?.path {
                         try connection.delete(path)
                     }
@@ -322,8 +359,10 @@ public final class SecretServiceStore: ItemStore {
         }
     }
 
+    /// Writes the partition's item: replacing the item with its attributes, or with `replace` false
+    /// as a new item beside any that exists (the first write of a partition, see ``PartitionSettlement``).
     @discardableResult
-    private func store(_ key: PartitionKey, _ entries: [PartitionEntry]) throws(SecretServiceError) -> String {
+    func store(_ key: PartitionKey, _ entries: [PartitionEntry], replace: Bool = true) throws(SecretServiceError) -> String {
         var secret = PartitionCodec.encode(key, entries)
         defer { secret.resetBytes(in: 0..<secret.count) }
         return try connection.store(
@@ -334,7 +373,7 @@ public final class SecretServiceStore: ItemStore {
                 ("partition", key.digest),
                 ("schema-version", Self.schemaVersion),
             ],
-            secret: secret, contentType: "application/octet-stream")
+            secret: secret, contentType: "application/octet-stream", replace: replace)
     }
 
     func attributes(kind: String) -> [(String, String)] {

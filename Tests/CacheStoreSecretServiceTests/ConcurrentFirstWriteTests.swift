@@ -38,6 +38,28 @@ struct ConcurrentFirstWriteTests {
         }
     }
 
+    @Test("2 processes write the first items of one new partition at once, 20 rounds: one keyring item holding both writes")
+    func firstItemsOfOnePartition() throws {
+        // Two: with more, a process that starts after the partition exists writes it the ordinary
+        // (replacing) way, and two of those at once keep the last (docs/architecture.md).
+        let writers = 2
+        for round in 0..<20 {
+            let namespace = "first-items-\(round)-\(UUID().uuidString)"
+            let children = try (0..<writers).map { try ChildProcess("store-worker", ["keyring-save", namespace, "g", "shared", "service-\($0)"]) }
+            var acknowledged: Set<String> = []
+            for (index, child) in children.enumerated() {
+                let (status, errors) = child.wait()
+                #expect(status == 0, "\(errors)")
+                if status == 0 { acknowledged.insert("service-\(index)") }
+            }
+            let store = try SecretServiceStore(accessGroups: try AccessGroups(["g"]), options: .init(namespace: namespace))
+            let services = Set(try store.items(matching: ItemQuery(account: "shared")).map(\.service))
+            #expect(acknowledged.isSubset(of: services), "round \(round): acknowledged \(acknowledged.sorted()), stored \(services.sorted())")
+            let listing = try SecretServiceStoreTests.keyringItems(namespace)
+            #expect(listing.components(separatedBy: "attribute.kind = partition").count - 1 == 1, "round \(round): \(listing)")
+        }
+    }
+
     @Test("6 processes create the first data key of a group at once, 5 rounds: all use the same key")
     func firstKeyOfAGroup() throws {
         for round in 0..<5 {

@@ -18,6 +18,26 @@ import Testing
         #expect(try store.allItems().count == 250)
     }
 
+    @Test func pruningRemovedPartitionsTellsRevisionsFromBeforeToReadAgain() throws {
+        let store = MemoryStore(accessGroups: try AccessGroups(["g"]))
+        let bob = PartitionID(accessGroup: "g", account: "bob")
+        _ = try store.apply([
+            .save(StoreItem(accessGroup: "g", account: "alice", service: "s", data: Data())),
+            .save(StoreItem(accessGroup: "g", account: "bob", service: "s", data: Data())), .setLookupKeys(bob, keys: ["u:bob"]),
+        ])
+        let behind = try #require(try store.partitionChanges(since: nil)).revision
+        try store.delete(matching: ItemQuery(account: "bob"))
+        let caughtUp = try #require(try store.partitionChanges(since: behind))
+        #expect(caughtUp.partitions == [bob])
+        #expect(try store.pruneRemovedPartitions() == PrunedRecords(partitions: 1, lookupKeys: 1))
+        #expect(try store.partitions(withLookupKey: "u:bob") == [])
+        #expect(try store.partitionChanges(since: behind) == nil, "the pruned removal cannot be told any more")
+        #expect(try store.partitionChanges(since: caughtUp.revision)?.partitions == [], "a holder that saw it is not sent back")
+        try store.save(StoreItem(accessGroup: "g", account: "bob", service: "again", data: Data()))
+        #expect(try store.partitionChanges(since: caughtUp.revision)?.partitions == [bob])
+        #expect(try store.pruneRemovedPartitions() == PrunedRecords())
+    }
+
     @Test func datesComeFromTheInjectedClock() throws {
         let store = MemoryStore(accessGroups: try AccessGroups(["g"]), clock: { Date(timeIntervalSince1970: 1000) })
         try store.save(StoreItem(accessGroup: "g", account: "a", service: "s", data: Data()))

@@ -12,8 +12,8 @@
 //   store-worker hold PATH GROUP GOFILE [KEYFILE]  opens the store (sealing with KEYFILE), saves one
 //                                                  item, prints "ready", waits until GOFILE exists,
 //                                                  saves another: prints "saved" or "refused CATEGORY"
-//   store-worker keyring-save NAMESPACE GROUP ACCOUNT  saves one item in a Secret Service store;
-//                                                  prints "saved"
+//   store-worker keyring-save NAMESPACE GROUP ACCOUNT [SERVICE]  saves one item (service SERVICE,
+//                                                  default "s") in a Secret Service store; prints "saved"
 //   store-worker keyring-key - GROUP               the Secret Service data key of GROUP, created if
 //                                                  missing; prints "key ID"
 //
@@ -46,7 +46,8 @@ do {
     switch mode {
     case "keyring-save":
         let store = try SecretServiceStore(accessGroups: try AccessGroups([group]), options: .init(namespace: path))
-        try store.save(StoreItem(accessGroup: group, account: arguments[4], service: "s", type: 2001, data: Data("x".utf8)))
+        let service = arguments.count > 5 ? arguments[5] : "s"
+        try store.save(StoreItem(accessGroup: group, account: arguments[4], service: service, type: 2001, data: Data("x".utf8)))
         say("saved")
         exit(0)
     case "keyring-key":

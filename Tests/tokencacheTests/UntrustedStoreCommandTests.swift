@@ -52,8 +52,31 @@ struct UntrustedStoreCommandTests {
         #expect(doctor.output.contains("store file: ") && doctor.output.contains("mode 600"))
         let repaired = try run("repair")
         #expect(repaired.status == 0)
-        #expect(repaired.output == "Removed 1 damaged item.\n")
+        #expect(repaired.output == "Removed 1 damaged item.\nPruned 0 records of removed partitions and 0 lookup keys.\n")
         #expect(try run("repair", "--dry-run").output.hasPrefix("0 damaged items."))
+    }
+
+    @Test("repair prunes the partition records a wiped account left behind, once; the store serves on")
+    func repairPrunesRemovedPartitions() throws {
+        let (cli, store) = try Self.seeded()
+        defer { cli.home.cleanUp() }
+        func run(_ arguments: String...) throws -> CLI.Result {
+            try cli.run(arguments: arguments + ["--store", store], environment: Self.environment)
+        }
+        let path = String(store.dropFirst("sqlite:".count))
+        let wiped = try run("remove-account", "--wipe", "--client-id", "client", "--account", "user-2.\(Self.tenant)")
+        #expect(wiped.status == 0, "\(wiped.errors)")
+        let rows = try rawInteger(path, "SELECT count(*) FROM partitions")
+        let empty = try rawInteger(path, "SELECT count(*) FROM partitions p WHERE NOT EXISTS "
+            + "(SELECT 1 FROM items i WHERE i.access_group = p.access_group AND i.account = p.account)")
+        #expect(empty >= 1, "the wipe emptied user-2's partitions")
+        let repaired = try run("repair")
+        #expect(repaired.status == 0, "\(repaired.errors)")
+        #expect(repaired.output.hasPrefix("Removed 0 damaged items.\nPruned \(empty) record"), "\(repaired.output)")
+        #expect(try rawInteger(path, "SELECT count(*) FROM partitions") == rows - empty)
+        #expect(try run("repair").output.hasSuffix("Pruned 0 records of removed partitions and 0 lookup keys.\n"))
+        let accounts = try run("accounts")
+        #expect(accounts.status == 0 && accounts.output.contains("user-0.") && !accounts.output.contains("user-2."), "\(accounts.output)")
     }
 
     @Test("a store file another user owns is refused with exit 74, saying what is wrong and how to fix it",

@@ -137,12 +137,13 @@ static inline const void *tc_value_bytes(SecretValue *value, size_t *length) {
     return bytes;
 }
 
-/// Creates an item in the collection, or replaces the secret and label of the item with exactly
-/// these attributes. Returns the item's path (free with tc_free), or NULL with `*error` set.
+/// Creates an item in the collection or, with `replace`, replaces the secret and label of the item
+/// with these attributes (without it, a new item is created even if one has them). Returns the
+/// item's path (free with tc_free), or NULL with `*error` set.
 static inline char *tc_store_item(
     SecretService *service, const char *collection_path, const char *label,
     const char **keys, const char **values, int count,
-    const void *bytes, size_t length, const char *content_type, GError **error
+    const void *bytes, size_t length, const char *content_type, int replace, GError **error
 ) {
     // The attributes as a GVariant of type a{ss}: an array of {ss} dictionary entries (a GVariantType
     // is its type string, as GLib's own G_VARIANT_TYPE_* constants are).
@@ -158,7 +159,7 @@ static inline char *tc_store_item(
     // secret_value_new copies the bytes; a length of -1 would mean "NUL-terminated", so never pass 0 bytes as NULL.
     static const char empty = 0;
     SecretValue *value = TC_LIB.secret_value_new(length ? (const char *)bytes : &empty, (long)length, content_type);
-    char *path = TC_LIB.secret_service_create_item_dbus_path_sync(service, collection_path, properties, value, TOKENCACHE_SECRET_ITEM_CREATE_REPLACE, NULL, error);
+    char *path = TC_LIB.secret_service_create_item_dbus_path_sync(service, collection_path, properties, value, replace ? TOKENCACHE_SECRET_ITEM_CREATE_REPLACE : TOKENCACHE_SECRET_ITEM_CREATE_NONE, NULL, error);
     TC_LIB.secret_value_unref(value);
     TC_LIB.g_hash_table_unref(properties);
     return path;
