@@ -29,9 +29,34 @@ let package = Package(
                 .product(name: "TokenCacheSchema", package: tokencache),
                 .product(name: "TokenCacheInterchange", package: tokencache),
                 .product(name: "CacheStoreSecretService", package: tokencache),
+                "RedisWire",
             ],
             path: "Benchmarks/TokenCacheBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A minimal blocking RESP client (and cluster routing) for the blob-per-user baselines and
+        // the sizing numbers, shared by both executables.
+        .target(
+            name: "RedisWire",
+            dependencies: [.product(name: "CacheStoreRedis", package: tokencache)],
+            path: "RedisWire"
+        ),
+        // The load benchmark of docs/scaling.md ("Load: the web-app shape"): a driver and its worker
+        // processes, no benchmark harness (scripts/load-benchmark.sh runs it).
+        .executableTarget(
+            name: "TokenCacheLoad",
+            dependencies: [
+                .product(name: "CacheStore", package: tokencache),
+                .product(name: "CacheStoreMemory", package: tokencache),
+                .product(name: "CacheStoreSQLite", package: tokencache),
+                .product(name: "CacheStoreRedis", package: tokencache),
+                .product(name: "TokenCache", package: tokencache),
+                .product(name: "TokenCacheJSON", package: tokencache),
+                .product(name: "TokenCacheSchema", package: tokencache),
+                .product(name: "TokenCacheInterchange", package: tokencache),
+                "RedisWire",
+            ],
+            path: "Load"
         ),
     ],
     swiftLanguageModes: [.v6]
