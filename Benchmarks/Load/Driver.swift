@@ -55,6 +55,8 @@ func runDriver(_ options: DriverOptions) throws {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-load-\(getpid())").path
     try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     defer { try? FileManager.default.removeItem(atPath: scratch) }
+    log("checking that seeding writes what the engine writes")
+    try checkSeeding(scratch: scratch)
     let prefix = "tokencache-load-\(getpid())"
     let cluster = LoadStore(spec: options.cluster, prefix: prefix)
     let workload = options.workload

@@ -93,14 +93,14 @@ func seedInProcesses(_ target: LoadStore, users range: Range<Int>, blobs: Bool, 
 
 /// Writes shared items over what the store holds (merged with it, as sign-ins would have).
 func mergeShared(_ shared: SharedItems, into target: LoadStore) throws {
-    guard !shared.items.isEmpty else { return }
+    guard !shared.isEmpty else { return }
     let store = try target.open(tracking: false)
     var merged = SharedItems()
-    for item in shared.items.values {
+    for item in try shared.items() {
         if let stored = try store.item(item.identity) { try merged.merge(stored) }
         try merged.merge(item)
     }
-    try store.apply(merged.items.values.map(StoreOperation.save))
+    try store.apply(try merged.items().map(StoreOperation.save))
 }
 
 /// A child process running this executable.

@@ -41,30 +41,43 @@ struct SignIn {
 /// The shared items of many sign-ins, merged as the engine would have left them after all of them:
 /// identical records kept once, account metadata (every account's sign-in state) united.
 struct SharedItems {
-    private(set) var items: [ItemIdentity: StoreItem] = [:]
+    private var records: [ItemIdentity: StoreItem] = [:]
+    /// Account metadata, kept decoded: re-encoding it at every merge would cost each seeder time
+    /// quadratic in its users.
+    private var metadata: [ItemIdentity: (group: String, value: AccountMetadata)] = [:]
+
+    /// The merged items.
+    func items() throws -> [StoreItem] {
+        try Array(records.values) + metadata.values.map { try $0.value.storeItem(accessGroup: $0.group) }
+    }
+
+    var isEmpty: Bool { records.isEmpty && metadata.isEmpty }
 
     mutating func merge(_ item: StoreItem) throws {
-        guard let existing = items[item.identity], existing.data != item.data || existing.generic != item.generic else {
-            items[item.identity] = item
+        if AccountMetadata.isStored(asType: item.type) {
+            let other = try AccountMetadata(storeItem: item)
+            if var merged = metadata[item.identity]?.value {
+                merged.accounts.merge(other.accounts) { mine, _ in mine }
+                metadata[item.identity] = (item.accessGroup, merged)
+            } else {
+                metadata[item.identity] = (item.accessGroup, other)
+            }
             return
         }
-        guard AccountMetadata.isStored(asType: item.type) else {
+        if let existing = records[item.identity], existing.data != item.data || existing.generic != item.generic {
             throw LoadError.seeding("users' sign-ins write different \(item.type.map { String($0) } ?? "untyped") items under one identity (\(item.account) / \(item.service)); the seeder cannot merge them")
         }
-        var merged = try AccountMetadata(storeItem: existing)
-        let other = try AccountMetadata(storeItem: item)
-        merged.accounts.merge(other.accounts) { mine, _ in mine }
-        items[item.identity] = try merged.storeItem(accessGroup: item.accessGroup)
+        records[item.identity] = item
     }
 
     mutating func merge(_ other: SharedItems) throws {
-        for item in other.items.values { try merge(item) }
+        for item in try other.items() { try merge(item) }
     }
 
     /// One record a line: group, account, service, type, generic, data, each in Base64.
-    func encoded() -> Data {
+    func encoded() throws -> Data {
         var text = ""
-        for item in items.values {
+        for item in try items() {
             let fields = [Data(item.accessGroup.utf8), Data(item.account.utf8), Data(item.service.utf8),
                           Data((item.type.map { String($0) } ?? "").utf8), item.generic ?? Data(), item.data]
             text += fields.map { $0.base64EncodedString() }.joined(separator: "\t") + (item.generic == nil ? "\t-" : "\t+") + "\n"

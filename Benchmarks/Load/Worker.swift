@@ -27,7 +27,7 @@ enum Layout: String, CaseIterable {
 /// lookups after the warm-up that found no token, seconds measured, operations in all).
 func runWorker(_ layout: Layout, _ target: LoadStore, _ workload: Workload, index: Int, output: String) throws {
     let zipf = Zipf(count: workload.users, exponent: workload.exponent)
-    var generator = SplitMix64(seed: UInt64(index + 1) &* 0x2545_F491_4F6C_DD1D)
+    var generator = SystemRandomNumberGenerator()
     var recorded: [Operation: Latencies] = [:]
     var misses = 0
     var newUsers = 0

@@ -17,7 +17,7 @@ do {
         let values = Array(arguments.dropFirst())
         guard values.count == 6, let from = Int(values[2]), let to = Int(values[3]) else { throw LoadError.usage("seed SPEC PREFIX FROM TO blobs|- FILE") }
         let shared = try seed(LoadStore(spec: values[0], prefix: values[1]), users: from..<to, blobs: values[4] == "blobs")
-        try shared.encoded().write(to: URL(fileURLWithPath: values[5]))
+        try (try shared.encoded()).write(to: URL(fileURLWithPath: values[5]))
     case "work":
         let values = Array(arguments.dropFirst())
         guard values.count == 11, let layout = Layout(rawValue: values[0]), let index = Int(values[3]), let users = Int(values[5]),
