@@ -54,10 +54,10 @@ func seed(_ target: LoadStore, users range: Range<Int>, blobs: Bool) throws -> S
         sets.removeAll(keepingCapacity: true)
     }
     for user in range {
-        let signIn = try SignIn(user: user)
+        let signIn = try SignIn(user: user, blob: blobs)
         batch += signIn.own
         for item in signIn.shared { try shared.merge(item) }
-        if blobs { sets.append([Data("SET".utf8), target.blobKey(user), signIn.blob]) }
+        if let blob = signIn.blob { sets.append([Data("SET".utf8), target.blobKey(user), blob]) }
         if batch.count >= batchSize { try flush() }
     }
     try flush()

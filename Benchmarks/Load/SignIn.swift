@@ -15,10 +15,10 @@ struct SignIn {
     /// Items outside them, shared by every user (app metadata, account metadata): merged over the
     /// seeded users by ``SharedItems``.
     let shared: [StoreItem]
-    /// The same cache as one MSAL JSON blob (the blob-per-user layout).
-    let blob: Data
+    /// The same cache as one MSAL JSON blob (the blob-per-user layout), when asked for.
+    let blob: Data?
 
-    init(user: Int) throws {
+    init(user: Int, blob: Bool) throws {
         let store = MemoryStore(accessGroups: try AccessGroups([LoadUsers.group]))
         let cache = try TokenCache(store: store)
         try cache.save(LoadUsers.response(user), for: LoadUsers.request)
@@ -34,7 +34,7 @@ struct SignIn {
         }
         self.own = own
         self.shared = shared
-        blob = try CacheInterchange(store: store).export(.msalJSON).data
+        self.blob = blob ? try CacheInterchange(store: store).export(.msalJSON).data : nil
     }
 }
 

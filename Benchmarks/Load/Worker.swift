@@ -86,4 +86,10 @@ struct PhaseResult {
 
     var operations: Int { latencies.values.reduce(0) { $0 + $1.count } }
     var throughput: Double { seconds > 0 ? Double(operations) / seconds : 0 }
+    /// The p99 of every request, whatever its operation.
+    var p99: UInt64 {
+        var all = Latencies()
+        for latencies in latencies.values { all.add(latencies) }
+        return all.percentile(0.99)
+    }
 }
