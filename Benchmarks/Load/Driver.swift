@@ -88,6 +88,10 @@ func runDriver(_ options: DriverOptions) throws {
         scaling: scaling, masters: sizes.nodes.masters.count)
     let table = report.markdown()
     print(table)
+    // Every seeded user has a token: a lookup that finds none means the layouts disagree with the
+    // engine, and the run fails (CI runs it for that too).
+    let misses = phases.values.reduce(0) { $0 + $1.misses }
+    guard misses == 0 else { throw LoadError.worker("\(misses) lookups of seeded users found no token") }
     if let docs = options.docs { try report.write(table, into: docs) }
 }
 
