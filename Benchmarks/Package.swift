@@ -8,6 +8,12 @@ import struct Foundation.URL
 let parent = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
 let tokencache = parent.lastPathComponent
 
+/// The engine and the stores, as both executables use them.
+let engineAndStores: [Target.Dependency] = [
+    "CacheStore", "CacheStoreMemory", "CacheStoreSQLite", "CacheStoreRedis", "TokenCache", "TokenCacheJSON", "TokenCacheSchema",
+    "TokenCacheInterchange",
+].map { .product(name: $0, package: tokencache) }
+
 let package = Package(
     name: "tokencache-benchmarks",
     platforms: [.macOS(.v15)],
@@ -20,18 +26,25 @@ let package = Package(
             name: "TokenCacheBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "CacheStore", package: tokencache),
-                .product(name: "CacheStoreMemory", package: tokencache),
-                .product(name: "CacheStoreSQLite", package: tokencache),
-                .product(name: "CacheStoreRedis", package: tokencache),
-                .product(name: "TokenCache", package: tokencache),
-                .product(name: "TokenCacheJSON", package: tokencache),
-                .product(name: "TokenCacheSchema", package: tokencache),
-                .product(name: "TokenCacheInterchange", package: tokencache),
                 .product(name: "CacheStoreSecretService", package: tokencache),
-            ],
+                "RedisWire",
+            ] + engineAndStores,
             path: "Benchmarks/TokenCacheBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // A minimal blocking RESP client (and cluster routing) for the blob-per-user baselines and
+        // the sizing numbers, shared by both executables.
+        .target(
+            name: "RedisWire",
+            dependencies: [.product(name: "CacheStoreRedis", package: tokencache)],
+            path: "RedisWire"
+        ),
+        // The load benchmark of docs/scaling.md ("Load: the web-app shape"): a driver and its worker
+        // processes, no benchmark harness (scripts/load-benchmark.sh runs it).
+        .executableTarget(
+            name: "TokenCacheLoad",
+            dependencies: ["RedisWire"] + engineAndStores,
+            path: "Load"
         ),
     ],
     swiftLanguageModes: [.v6]

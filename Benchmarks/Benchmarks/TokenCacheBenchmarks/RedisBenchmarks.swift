@@ -3,6 +3,7 @@ import CacheStore
 import CacheStoreMemory
 import CacheStoreRedis
 import Foundation
+import RedisWire
 import TokenCache
 import TokenCacheInterchange
 

@@ -5,15 +5,15 @@ import Foundation
 import Glibc
 #endif
 
-/// A minimal blocking Redis client (GET, SET, MEMORY USAGE …) for the blob-per-user baseline and
-/// the sizing numbers: what an application that keeps one serialized blob per user in Redis does,
+/// A minimal blocking Redis client (GET, SET, MEMORY USAGE, INFO …) for the blob-per-user baselines
+/// and the sizing numbers: what an application that keeps one serialized blob per user in Redis does,
 /// without tokencache's store in the way.
-final class RESPClient {
+public final class RESPClient {
     private let socket: Int32
     private var buffer: [UInt8] = []
     private var position = 0
 
-    init(_ endpoint: RedisConfiguration.Endpoint) throws {
+    public init(_ endpoint: RedisConfiguration.Endpoint) throws {
         switch endpoint {
         case .unix(let path):
             socket = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -43,22 +43,47 @@ final class RESPClient {
 
     deinit { close(socket) }
 
-    struct Failure: Error { let text: String }
+    public struct Failure: Error { public let text: String }
 
-    enum Reply {
+    public enum Reply {
         case bulk(Data?)
         case integer(Int64)
         case status(String)
         case array([Reply])
+        /// An error reply: thrown by ``command(_:)-([Data])``, returned in place by ``pipeline(_:)``.
+        case error(String)
     }
 
-    func command(_ arguments: [Data]) throws -> Reply {
+    /// One command, one round trip; an error reply is thrown.
+    public func command(_ arguments: [Data]) throws -> Reply {
+        try transmit(Self.encode(arguments))
+        let answer = try reply()
+        if case .error(let text) = answer { throw Failure(text: text) }
+        return answer
+    }
+
+    public func command(_ arguments: String...) throws -> Reply { try command(arguments.map { Data($0.utf8) }) }
+
+    /// Several commands in one round trip; their replies in order, error replies in place.
+    public func pipeline(_ commands: [[Data]]) throws -> [Reply] {
+        guard !commands.isEmpty else { return [] }
+        var out = Data()
+        for arguments in commands { out.append(Self.encode(arguments)) }
+        try transmit(out)
+        return try commands.map { _ in try reply() }
+    }
+
+    private static func encode(_ arguments: [Data]) -> Data {
         var out = Data("*\(arguments.count)\r\n".utf8)
         for argument in arguments {
             out.append(contentsOf: Array("$\(argument.count)\r\n".utf8))
             out.append(argument)
             out.append(contentsOf: [13, 10])
         }
+        return out
+    }
+
+    private func transmit(_ out: Data) throws {
         try out.withUnsafeBytes { raw in
             var sent = 0
             while sent < raw.count {
@@ -67,10 +92,7 @@ final class RESPClient {
                 sent += count
             }
         }
-        return try reply()
     }
-
-    func command(_ arguments: String...) throws -> Reply { try command(arguments.map { Data($0.utf8) }) }
 
     private func fill() throws {
         if position > 0 && position == buffer.count { buffer.removeAll(keepingCapacity: true); position = 0 }
@@ -96,7 +118,7 @@ final class RESPClient {
         let body = String(header.dropFirst())
         switch header.first {
         case "+": return .status(body)
-        case "-": throw Failure(text: body)
+        case "-": return .error(body)
         case ":": return .integer(Int64(body) ?? 0)
         case "$":
             let length = Int(body) ?? -1
