@@ -4,12 +4,18 @@
 #   bash scripts/redis-servers.sh start DIR    # prints `export …` lines for the specs
 #   bash scripts/redis-servers.sh stop DIR
 #   bash scripts/redis-servers.sh run COMMAND [ARGUMENTS…]   # start, run, stop (even on failure)
+#   bash scripts/redis-servers.sh start-replicated DIR         # servers with replicas (below)
 #
 # One standalone redis-server (a unix socket and a loopback port) and a three-master Redis Cluster
 # on loopback ports, none persisting anything (--save '' --appendonly no), each in its own folder.
 # `start` writes DIR/env with TOKENCACHE_TEST_REDIS (the unix socket), TOKENCACHE_TEST_REDIS_TCP and
 # TOKENCACHE_TEST_REDIS_CLUSTER. Waits are bounded: a server that does not come up within 20 s
 # fails the start.
+#
+# `start-replicated` starts instead a standalone master with one replica and a Redis Cluster of three
+# masters with one replica each (cluster-node-timeout 1000 ms), and writes DIR/env with
+# TOKENCACHE_TEST_REDIS_REPLICATED and TOKENCACHE_TEST_REDIS_CLUSTER_REPLICATED (for `wait=N`
+# measurements: scripts/redis-wait-cost.sh); `stop DIR` stops them too.
 set -euo pipefail
 
 free_port() {  # a free loopback port whose cluster bus port (+10000) is free too
@@ -74,6 +80,42 @@ ENV
     cat "$dir/env"
 }
 
+start_replicated() {
+    local dir=$1
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    local master_port replica_port
+    master_port=$(free_port)
+    start_server "$dir/master" "$master_port"
+    wait_for 20 redis-cli -p "$master_port" ping || { echo "error: redis-server $master_port did not start" >&2; exit 1; }
+    replica_port=$(free_port)
+    start_server "$dir/replica" "$replica_port" --replicaof 127.0.0.1 "$master_port"
+    wait_for 20 sh -c "redis-cli -p $master_port info replication | grep -q 'connected_slaves:1'" \
+        || { echo "error: the replica did not attach" >&2; exit 1; }
+
+    local nodes=()
+    for index in 1 2 3 4 5 6; do
+        local port; port=$(free_port)
+        start_server "$dir/replicated-$index" "$port" --cluster-enabled yes \
+            --cluster-config-file "$dir/replicated-$index/nodes.conf" --cluster-node-timeout 1000
+        wait_for 20 redis-cli -p "$port" ping || { echo "error: cluster node $port did not start" >&2; exit 1; }
+        nodes+=("127.0.0.1:$port")
+    done
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$dir/replicated-create.log" 2>&1 \
+        || { echo "error: redis-cli --cluster create failed (see $dir/replicated-create.log)" >&2; exit 1; }
+    for node in "${nodes[@]}"; do
+        wait_for 20 sh -c "redis-cli -p ${node##*:} cluster info | grep -q 'cluster_state:ok'" \
+            || { echo "error: the cluster did not reach state ok" >&2; exit 1; }
+        wait_for 20 sh -c "redis-cli -p ${node##*:} info replication | grep -Eq 'connected_slaves:1|master_link_status:up'" \
+            || { echo "error: the cluster's replicas did not attach" >&2; exit 1; }
+    done
+    cat >"$dir/env" <<ENV
+export TOKENCACHE_TEST_REDIS_REPLICATED='redis://127.0.0.1:$master_port'
+export TOKENCACHE_TEST_REDIS_CLUSTER_REPLICATED='redis://127.0.0.1:${nodes[0]##*:}'
+ENV
+    cat "$dir/env"
+}
+
 stop() {
     local dir=$1
     for pidfile in "$dir"/*/redis.pid; do
@@ -86,6 +128,7 @@ stop() {
 
 case "${1:-}" in
     start) start "$2" ;;
+    start-replicated) start_replicated "$2" ;;
     stop) stop "$2" ;;
     run)
         shift
@@ -96,5 +139,5 @@ case "${1:-}" in
         . "$scratch/env"
         "$@"
         ;;
-    *) echo "usage: $0 start DIR | stop DIR | run COMMAND [ARGUMENTS…]" >&2; exit 2 ;;
+    *) echo "usage: $0 start DIR | start-replicated DIR | stop DIR | run COMMAND [ARGUMENTS…]" >&2; exit 2 ;;
 esac

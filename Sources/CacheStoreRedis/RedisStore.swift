@@ -56,7 +56,7 @@ public final class RedisStore: ItemStore {
         }
     }
 
-    let state: StateLock<State>
+    let state: CallLock
     /// Tests inject failures here: called before each partition commit with its index in the batch.
     let faultInjection = StateLock<(@Sendable (Int) throws -> Void)?>(nil)
 
@@ -86,7 +86,7 @@ public final class RedisStore: ItemStore {
             self.tracking = nil
             self.trackingUnretained = nil
         }
-        self.state = StateLock(State(router: router))
+        self.state = CallLock(State(router: router))
         try state.withLock { state throws(RedisError) in
             for endpoint in try state.router.masters() { _ = try state.router.connection(endpoint) }
             try markNewGroupsComplete(&state)

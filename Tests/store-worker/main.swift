@@ -4,6 +4,12 @@
 //   store-worker read PATH GROUP STOPFILE          queries until STOPFILE exists; counts never shrink
 //   store-worker batches PATH GROUP SIZE           batch after batch of SIZE items; prints "committed K"
 //   store-worker save PATH GROUP ACCOUNT SERVICE   saves one item, prints "saved"
+//   store-worker churn PATH GROUP WORKER STOPFILE  until STOPFILE exists: saves batch I (three items
+//                                                  in partition wWORKER-I), then looks up batch I-1;
+//                                                  prints "save RESULT I START_MS DURATION_MS" and
+//                                                  "lookup RESULT I START_MS DURATION_MS", RESULT being
+//                                                  ok, partial (a lookup found 1 or 2 of the 3 items)
+//                                                  or the error's category (spaces as -); then "stopped I"
 //   store-worker follow PATH GROUP STOPFILE        keeps a copy of the store by catching up by partition
 //                                                  until STOPFILE exists, then checks it against a full
 //                                                  read; prints "consistent ITEMS rounds N"
@@ -111,6 +117,37 @@ do {
         try store.save(StoreItem(
             accessGroup: group, account: arguments[4], service: arguments[5], type: 2001, data: Data("x".utf8)))
         say("saved")
+    case "churn":
+        let worker = arguments[4]
+        let stopFile = arguments[5]
+        func now() -> Int { Int(Date().timeIntervalSince1970 * 1000) }
+        func batch(_ index: Int) -> [StoreItem] {
+            ["at", "rt", "id"].map { service in
+                StoreItem(accessGroup: group, account: "w\(worker)-\(index)", service: service, generic: Data("g".utf8),
+                          type: 2001, data: Data("w\(worker)-\(index) \(service)".utf8))
+            }
+        }
+        var index = 0
+        while !FileManager.default.fileExists(atPath: stopFile) {
+            var started = now()
+            do {
+                try store.save(batch(index))
+                say("save ok \(index) \(started) \(now() - started)")
+            } catch {
+                say("save \(String(describing: ErrorCategory(of: error)).replacingOccurrences(of: " ", with: "-")) \(index) \(started) \(now() - started)")
+            }
+            if index > 0 {
+                started = now()
+                do {
+                    let found = try store.items(matching: ItemQuery(accessGroup: group, account: "w\(worker)-\(index - 1)")).count
+                    say("lookup \(found == 0 || found == 3 ? "ok" : "partial") \(index - 1) \(started) \(now() - started)")
+                } catch {
+                    say("lookup \(String(describing: ErrorCategory(of: error)).replacingOccurrences(of: " ", with: "-")) \(index - 1) \(started) \(now() - started)")
+                }
+            }
+            index += 1
+        }
+        say("stopped \(index)")
     case "follow":
         let stopFile = arguments[4]
         guard let tracking = store as? any PartitionTrackingStore, var revision = try tracking.partitionChanges(since: nil)?.revision else { fail("the store tells no partition changes") }

@@ -1,0 +1,42 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `wait=N`: every pipeline that writes is followed, on the same connection, by `WAIT`, and a
+/// write fewer replicas confirmed is recorded for the call to report (``RedisError/notReplicated``).
+extension RedisRouter {
+    /// `WAIT N ms`: the replica count `wait=` asks for, waited for at most what the call has left,
+    /// less a margin to read the answer (`WAIT` with 0 would block for good, so at least 1 ms).
+    func waitCommand() -> [Data] {
+        let left = deadline.remaining
+        let milliseconds = max(1, left - max(20, left / 10))
+        return [Data("WAIT".utf8), Data(String(configuration.replicasToWait).utf8), Data(String(milliseconds).utf8)]
+    }
+
+    /// Whether `command` writes: with `wait=N`, what replicas must confirm. (The script that reads a
+    /// partition and slides its lifetime does not count: a read is not waited for.)
+    static func writes(_ command: [Data]) -> Bool {
+        guard let name = command.first else { return false }
+        if name == eval { return command.count < 2 || command[1] != touchReadScript }
+        return writeCommands.contains(name)
+    }
+
+    static let writeCommands = Set(["MULTI", "SET", "SADD", "SREM", "INCR", "HSET", "HDEL", "DEL", "PEXPIRE"].map { Data($0.utf8) })
+    static let eval = Data("EVAL".utf8)
+    static let touchReadScript = Data(RedisScripts.touchRead.utf8)
+
+    /// Records a write of this call that fewer replicas than `wait=` confirmed.
+    func checkWait(_ reply: RedisValue, at endpoint: Endpoint) {
+        let required = configuration.replicasToWait
+        switch reply {
+        case .integer(let acknowledged) where acknowledged >= required:
+            return
+        case .integer(let acknowledged):
+            unconfirmedCommit = .notReplicated(endpoint: endpoint.description, acknowledged: Int(acknowledged), required: required)
+        default:
+            unconfirmedCommit = .notReplicated(endpoint: endpoint.description, acknowledged: 0, required: required)
+        }
+    }
+}
