@@ -49,6 +49,28 @@ start_server() {  # start_server FOLDER PORT [EXTRA OPTIONS…]
         --bind 127.0.0.1 --port "$port" --save '' --appendonly no --protected-mode yes "$@"
 }
 
+start_cluster() {  # start_cluster DIR NAME NODES REPLICAS NODE_TIMEOUT: a cluster in DIR/NAME-1…; prints its first port
+    local dir=$1 name=$2 count=$3 replicas=$4 node_timeout=$5 nodes=()
+    for ((index = 1; index <= count; index++)); do
+        local port; port=$(free_port)
+        start_server "$dir/$name-$index" "$port" --cluster-enabled yes --cluster-config-file "$dir/$name-$index/nodes.conf" \
+            --cluster-node-timeout "$node_timeout"
+        wait_for 20 redis-cli -p "$port" ping || { echo "error: cluster node $port did not start" >&2; exit 1; }
+        nodes+=("127.0.0.1:$port")
+    done
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas "$replicas" --cluster-yes >"$dir/$name-create.log" 2>&1 \
+        || { echo "error: redis-cli --cluster create failed (see $dir/$name-create.log)" >&2; exit 1; }
+    for node in "${nodes[@]}"; do
+        wait_for 20 sh -c "redis-cli -p ${node##*:} cluster info | grep -q 'cluster_state:ok'" \
+            || { echo "error: the cluster did not reach state ok" >&2; exit 1; }
+        if [ "$replicas" -gt 0 ]; then
+            wait_for 20 sh -c "redis-cli -p ${node##*:} info replication | grep -Eq 'connected_slaves:$replicas|master_link_status:up'" \
+                || { echo "error: the cluster's replicas did not attach" >&2; exit 1; }
+        fi
+    done
+    echo "${nodes[0]##*:}"
+}
+
 start() {
     local dir=$1
     mkdir -p "$dir"
@@ -57,21 +79,7 @@ start() {
     start_server "$dir/single" "$single_port" --unixsocket "$dir/single/redis.sock" --unixsocketperm 700
     wait_for 20 redis-cli -s "$dir/single/redis.sock" ping || { echo "error: redis-server did not start (see $dir/single/redis.log)" >&2; exit 1; }
 
-    local nodes=()
-    for index in 1 2 3; do
-        local port; port=$(free_port)
-        start_server "$dir/cluster-$index" "$port" --cluster-enabled yes --cluster-config-file "$dir/cluster-$index/nodes.conf" \
-            --cluster-node-timeout 2000
-        wait_for 20 redis-cli -p "$port" ping || { echo "error: cluster node $port did not start" >&2; exit 1; }
-        nodes+=("127.0.0.1:$port")
-    done
-    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 0 --cluster-yes >"$dir/cluster-create.log" 2>&1 \
-        || { echo "error: redis-cli --cluster create failed (see $dir/cluster-create.log)" >&2; exit 1; }
-    local first=${nodes[0]##*:}
-    for node in "${nodes[@]}"; do
-        wait_for 20 sh -c "redis-cli -p ${node##*:} cluster info | grep -q 'cluster_state:ok'" \
-            || { echo "error: the cluster did not reach state ok" >&2; exit 1; }
-    done
+    local first; first=$(start_cluster "$dir" cluster 3 0 2000)
     cat >"$dir/env" <<ENV
 export TOKENCACHE_TEST_REDIS='redis+unix://$dir/single/redis.sock'
 export TOKENCACHE_TEST_REDIS_TCP='redis://127.0.0.1:$single_port'
@@ -93,25 +101,10 @@ start_replicated() {
     wait_for 20 sh -c "redis-cli -p $master_port info replication | grep -q 'connected_slaves:1'" \
         || { echo "error: the replica did not attach" >&2; exit 1; }
 
-    local nodes=()
-    for index in 1 2 3 4 5 6; do
-        local port; port=$(free_port)
-        start_server "$dir/replicated-$index" "$port" --cluster-enabled yes \
-            --cluster-config-file "$dir/replicated-$index/nodes.conf" --cluster-node-timeout 1000
-        wait_for 20 redis-cli -p "$port" ping || { echo "error: cluster node $port did not start" >&2; exit 1; }
-        nodes+=("127.0.0.1:$port")
-    done
-    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$dir/replicated-create.log" 2>&1 \
-        || { echo "error: redis-cli --cluster create failed (see $dir/replicated-create.log)" >&2; exit 1; }
-    for node in "${nodes[@]}"; do
-        wait_for 20 sh -c "redis-cli -p ${node##*:} cluster info | grep -q 'cluster_state:ok'" \
-            || { echo "error: the cluster did not reach state ok" >&2; exit 1; }
-        wait_for 20 sh -c "redis-cli -p ${node##*:} info replication | grep -Eq 'connected_slaves:1|master_link_status:up'" \
-            || { echo "error: the cluster's replicas did not attach" >&2; exit 1; }
-    done
+    local first; first=$(start_cluster "$dir" replicated 6 1 1000)
     cat >"$dir/env" <<ENV
 export TOKENCACHE_TEST_REDIS_REPLICATED='redis://127.0.0.1:$master_port'
-export TOKENCACHE_TEST_REDIS_CLUSTER_REPLICATED='redis://127.0.0.1:${nodes[0]##*:}'
+export TOKENCACHE_TEST_REDIS_CLUSTER_REPLICATED='redis://127.0.0.1:$first'
 ENV
     cat "$dir/env"
 }
