@@ -7,12 +7,19 @@ import Foundation
 /// `wait=N`: every pipeline that writes is followed, on the same connection, by `WAIT`, and a
 /// write fewer replicas confirmed is recorded for the call to report (``RedisError/notReplicated``).
 extension RedisRouter {
-    /// `WAIT N ms`: the replica count `wait=` asks for, waited for at most what the call has left,
-    /// less a margin to read the answer (`WAIT` with 0 would block for good, so at least 1 ms).
+    /// `WAIT N ms`: the replica count `wait=` asks for, waited for at most half of what the call
+    /// has left, so that a shortfall leaves time to finish the call's writes and report it (`WAIT`
+    /// with 0 would block for good, so at least 1 ms).
     func waitCommand() -> [Data] {
-        let left = deadline.remaining
-        let milliseconds = max(1, left - max(20, left / 10))
+        let milliseconds = max(1, deadline.remaining / 2)
         return [Data("WAIT".utf8), Data(String(configuration.replicasToWait).utf8), Data(String(milliseconds).utf8)]
+    }
+
+    /// Whether the pipeline `commands` is followed by `WAIT`: it writes, and no write of this call
+    /// has fallen short yet (the call will fail with ``RedisError/notReplicated`` anyway, and its
+    /// other writes should not spend its time waiting).
+    func waitsForReplicas(_ commands: some Sequence<[Data]>) -> Bool {
+        configuration.replicasToWait > 0 && unconfirmedCommit == nil && commands.contains(where: Self.writes)
     }
 
     /// Whether `command` writes: with `wait=N`, what replicas must confirm. (The script that reads a

@@ -173,7 +173,7 @@ final class RedisRouter: @unchecked Sendable {
                 endpoint: target.description, operation: operation, reason: "the connection that read under WATCH is gone; nothing was written")
         }
         let (connection, fresh) = try liveConnection(target)
-        let waitsForReplicas = configuration.replicasToWait > 0 && commands.contains(where: Self.writes)
+        let waitsForReplicas = waitsForReplicas(commands)
         var sent = asking ? [[Data("ASKING".utf8)]] + commands : commands
         if waitsForReplicas { sent.append(waitCommand()) }
         var replies: [RedisValue]
@@ -260,7 +260,7 @@ final class RedisRouter: @unchecked Sendable {
                         break
                     }
                     var chunkReplies: [RedisValue]
-                    let waitsForReplicas = configuration.replicasToWait > 0 && chunk.contains { Self.writes(requests[$0].command) }
+                    let waitsForReplicas = waitsForReplicas(chunk.lazy.map { requests[$0].command })
                     do throws(RedisError) {
                         chunkReplies = try connection.pipeline(
                             chunk.map { requests[$0].command } + (waitsForReplicas ? [waitCommand()] : []), operation: operation)

@@ -102,9 +102,10 @@ final class PrivateRedis: @unchecked Sendable {
         processes[index] = process
     }
 
-    /// Restarts a stopped server on the same port and waits until it answers.
-    func restart(_ index: Int = 0) throws {
-        try start(index)
+    /// Restarts a stopped server on the same port (a cluster node with its nodes.conf: it rejoins)
+    /// and waits until it answers.
+    func restart(_ index: Int = 0, cluster: Bool = false) throws {
+        try start(index, cluster: cluster)
         try Self.waitUntil("redis-server restarted") { Self.ping(self.ports[index]) }
     }
 

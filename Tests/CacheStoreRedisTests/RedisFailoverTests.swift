@@ -8,7 +8,7 @@ import Testing
 /// (SIGKILL) while store-worker processes save and look up; its replica takes over. Every call
 /// meanwhile succeeds or fails as unavailable within the timeout, the workers follow the new slot
 /// map without a restart, no batch is seen in part, and every acknowledged save Redis kept is
-/// readable — with `wait=1`, every acknowledged save.
+/// readable — with `wait=1`, every acknowledged save. The old master then rejoins as a replica.
 @Suite("Redis failover", .serialized, .enabled(if: PrivateRedis.available))
 struct RedisFailoverTests {
     static let timeout = 2000
@@ -49,6 +49,25 @@ struct RedisFailoverTests {
         throw PrivateRedis.Timeout(what: "a master with a replica is found")
     }
 
+    /// `wait=1` on a server without a replica: the save is written on the master, but no replica
+    /// can confirm it, so the call fails as unavailable with `notReplicated`, within its timeout.
+    @Test func aWriteNoReplicaConfirmsFailsAsNotReplicatedButIsWritten() throws {
+        let server = try PrivateRedis()
+        var configuration = try RedisConfiguration(parsing: server.spec + "?timeout=400&wait=1")
+        configuration.keySource = .environment(name: "TOKENCACHE_REDIS_KEY")
+        let store = try SharedRedis.open(configuration)
+        #expect {
+            try store.save(item("p0", "svc"))
+        } throws: { error in
+            guard case RedisError.notReplicated(_, let acknowledged, let required) = error else { return false }
+            return acknowledged == 0 && required == 1 && ErrorCategory(of: error) == .unavailable
+                && String(describing: error).contains("may or may not survive a failover")
+        }
+        #expect(try store.items(matching: ItemQuery(accessGroup: "group.a", account: "p0")).map(\.service) == ["svc"])
+        // Reads do not wait: they succeed at once.
+        #expect(try store.allItems().count == 1)
+    }
+
     @Test(arguments: [0, 1])
     func aKilledMasterIsReplacedAndTheWorkersCarryOn(wait: Int) throws {
         let cluster = try PrivateRedis(count: 6, cluster: true, replicas: 1)
@@ -76,8 +95,14 @@ struct RedisFailoverTests {
                 && PrivateRedis.clusterState(cluster.ports[0]) == "ok"
         }
         let promoted = Self.now()
+        // The old master comes back, rejoins as its replica's replica (so `wait=1` can be met again).
+        try cluster.restart(victim, cluster: true)
+        try PrivateRedis.waitUntil("the old master rejoined as a replica", seconds: 30) {
+            PrivateRedis.info(cluster.ports[victim], "replication").map { $0.contains("role:slave") && $0.contains("master_link_status:up") } == true
+        }
+        let rejoined = Self.now()
         try PrivateRedis.waitUntil("every worker saved 10 batches after the failover", seconds: 60) {
-            workers.allSatisfy { saved($0, after: promoted) >= 10 }
+            workers.allSatisfy { saved($0, after: rejoined) >= 10 }
         }
         FileManager.default.createFile(atPath: stop, contents: nil)
         var acknowledged = Set<String>()
@@ -123,7 +148,7 @@ struct RedisFailoverTests {
         if wait >= 1 {
             #expect(lost.isEmpty, "acknowledged with wait=\(wait) but lost: \(lost.sorted())")
         }
-        print("failover wait=\(wait): master killed, replica promoted after \(promoted - killed) ms (as polled); "
+        print("failover wait=\(wait): master killed, replica promoted after \(promoted - killed) ms, old master a replica after \(rejoined - killed) ms (as polled); "
               + "\(acknowledged.count) saves acknowledged, \(lost.count) of them lost; " + report.joined(separator: "; "))
     }
 }
