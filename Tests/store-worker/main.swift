@@ -10,6 +10,9 @@
 //                                                  "lookup RESULT I START_MS DURATION_MS", RESULT being
 //                                                  ok, partial (a lookup found 1 or 2 of the 3 items)
 //                                                  or the error's category (spaces as -); then "stopped I"
+//   store-worker wait-cost SPEC GROUP COUNT        COUNT single-item saves through two stores on SPEC,
+//                                                  one with wait=0 and one with wait=1, alternately;
+//                                                  prints "median W0_US W1_US" (µs per save)
 //   store-worker follow PATH GROUP STOPFILE        keeps a copy of the store by catching up by partition
 //                                                  until STOPFILE exists, then checks it against a full
 //                                                  read; prints "consistent ITEMS rounds N"
@@ -71,6 +74,27 @@ do {
         } catch {
             say("refused \(ErrorCategory(of: error)): \(error)")
         }
+        exit(0)
+    case "wait-cost":
+        // Alternating, so that the machine's load drifts the same way for both; medians.
+        let count = Int(arguments[4])!
+        let stores = try [0, 1].map { wait in
+            var configuration = try RedisConfiguration(parsing: path)
+            configuration.prefix += "-wait\(wait)"
+            configuration.replicasToWait = wait
+            return try RedisStore(configuration: configuration, accessGroups: try AccessGroups([group]))
+        }
+        var micros: [[Double]] = [[], []]
+        for index in 0..<count {
+            for (wait, store) in stores.enumerated() {
+                let started = ContinuousClock.now
+                try store.save(StoreItem(accessGroup: group, account: "a\(index % 50)", service: "s\(index)", type: 2001, data: Data("x".utf8)))
+                let elapsed = (ContinuousClock.now - started).components
+                micros[wait].append(Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12)
+            }
+        }
+        let medians = micros.map { $0.sorted()[$0.count / 2] }
+        say("median \(Int(medians[0])) \(Int(medians[1]))")
         exit(0)
     default:
         break
