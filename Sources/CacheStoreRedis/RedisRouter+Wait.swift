@@ -19,7 +19,7 @@ extension RedisRouter {
     /// has fallen short yet (the call will fail with ``RedisError/notReplicated`` anyway, and its
     /// other writes should not spend its time waiting).
     func waitsForReplicas(_ commands: some Sequence<[Data]>) -> Bool {
-        configuration.replicasToWait > 0 && unconfirmedCommit == nil && commands.contains(where: Self.writes)
+        configuration.replicasToWait > 0 && unconfirmedWrite == nil && commands.contains(where: Self.writes)
     }
 
     /// Whether `command` writes: with `wait=N`, what replicas must confirm. (The script that reads a
@@ -41,9 +41,9 @@ extension RedisRouter {
         case .integer(let acknowledged) where acknowledged >= required:
             return
         case .integer(let acknowledged):
-            unconfirmedCommit = .notReplicated(endpoint: endpoint.description, acknowledged: Int(acknowledged), required: required)
+            unconfirmedWrite = .notReplicated(endpoint: endpoint.description, acknowledged: Int(acknowledged), required: required)
         default:
-            unconfirmedCommit = .notReplicated(endpoint: endpoint.description, acknowledged: 0, required: required)
+            unconfirmedWrite = .notReplicated(endpoint: endpoint.description, acknowledged: 0, required: required)
         }
     }
 }

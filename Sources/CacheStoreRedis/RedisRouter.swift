@@ -33,7 +33,7 @@ final class RedisRouter: @unchecked Sendable {
     /// The connection that last sent `WATCH`: the only one a transaction may be committed on.
     private weak var watchingConnection: RedisConnection?
     /// A write of this call that fewer replicas than `wait=` confirmed (``RedisError/notReplicated``).
-    var unconfirmedCommit: RedisError?
+    var unconfirmedWrite: RedisError?
     /// Called on every new connection (after login), e.g. to turn tracking on; a throw drops it.
     var onConnect: ((Endpoint, RedisConnection) throws(RedisError) -> Void)?
     /// Called when a connection is dropped after an error.
@@ -48,14 +48,14 @@ final class RedisRouter: @unchecked Sendable {
     /// Starts a store call: one deadline from now for all its round trips.
     func beginCall() {
         deadline.begin()
-        unconfirmedCommit = nil
+        unconfirmedWrite = nil
     }
 
     func endCall() { deadline.end() }
 
-    /// Throws when a commit of this call was confirmed by fewer replicas than `wait=` asks.
+    /// Throws when a write of this call was confirmed by fewer replicas than `wait=` asks.
     func checkReplication() throws(RedisError) {
-        if let unconfirmedCommit { throw unconfirmedCommit }
+        if let unconfirmedWrite { throw unconfirmedWrite }
     }
 
     /// Whether the next call asks the server what it is, or re-reads the slot map, first.
@@ -115,7 +115,7 @@ final class RedisRouter: @unchecked Sendable {
     ///
     /// A transaction (`MULTI`…`EXEC`) relies on the `WATCH` its connection holds, so it is never
     /// retried nor redirected: that would commit without the check. With `wait=N` it is followed by
-    /// `WAIT` on the same connection (``unconfirmedCommit``).
+    /// `WAIT` on the same connection (``unconfirmedWrite``).
     func run(_ commands: [[Data]], key: Data, operation: String, deadline: Int64? = nil) throws(RedisError) -> [RedisValue] {
         let deadline = deadline ?? self.deadline.forRoundTrip
         let transaction = commands.first?.first == Self.multi
