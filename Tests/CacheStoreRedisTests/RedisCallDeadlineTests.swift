@@ -7,7 +7,7 @@ import Testing
 /// round trips (and retries) it makes, not each round trip.
 @Suite("Redis call deadline", .enabled(if: PrivateRedis.available))
 struct RedisCallDeadlineTests {
-    static let timeout = 500
+    static let timeout = 1000
 
     static func open(_ server: SlowRedisServer) throws -> RedisStore {
         let configuration = try RedisConfiguration(
@@ -36,13 +36,13 @@ struct RedisCallDeadlineTests {
         #expect(try store.allItems().isEmpty)
     }
 
-    /// The same server, each round trip answered in 15% of the timeout: the three round trips fit
+    /// The same server, each round trip answered in 10% of the timeout: the three round trips fit
     /// in one deadline, so the read succeeds (the deadline is not shorter than the timeout).
     @Test func aCallWhoseRoundTripsFitTheTimeoutSucceeds() throws {
         let server = try SlowRedisServer()
         defer { server.finish() }
         let store = try Self.open(server)
-        server.delayMilliseconds.store(Self.timeout * 15 / 100, ordering: .releasing)
+        server.delayMilliseconds.store(Self.timeout * 10 / 100, ordering: .releasing)
         let before = server.roundTrips.load(ordering: .acquiring)
         #expect(try store.allItems().isEmpty)
         #expect(server.roundTrips.load(ordering: .acquiring) - before == 3)
