@@ -201,4 +201,22 @@ final class WriteRecordingStore: MemoryBackedStore {
         // Not read, so it hides nothing: B's state is unknown, and B has no token of the account.
         #expect(try fixture.cache.accounts(clientId: IDs.appA).count == 1)
     }
+
+    /// In partition mode the state comes with the account's partition: a sign-out through one
+    /// partition engine hides the account from another, though another app's family token remains.
+    @Test func partitionEnginesAnswerFromTheAccountsPartition() throws {
+        let store = try PartitionedMemoryStore(groups: [PartitionModeTests.group])
+        let writer = try PartitionModeTests.engine(store, limit: 1_000)
+        for user in 0..<3 { try PartitionModeTests.save(writer, user: user, step: user) }
+        try PartitionModeTests.save(writer, user: 1, step: 3, client: "client-b")
+        let reader = try PartitionModeTests.engine(store, limit: 1_000)
+        #expect(try reader.account(identifier: "uid1.tid1", clientId: "client-a") != nil)
+
+        try writer.removeAccount(homeAccountId: "uid1.tid1", clientId: "client-a")
+        #expect(try reader.account(identifier: "uid1.tid1", clientId: "client-a") == nil)
+        #expect(try reader.account(identifier: "uid1.tid1", clientId: "client-b") != nil)
+        #expect(try reader.account(identifier: "uid2.tid0", clientId: "client-a") != nil)
+        #expect(try store.items(matching: ItemQuery(type: .code(5001))).isEmpty)
+        #expect(try store.items(matching: ItemQuery(type: .code(ItemTypeCode.accountSignIn))).count == 4)
+    }
 }
