@@ -33,29 +33,43 @@ struct AccountMetadataFilingCommandTests {
         return items
     }
 
-    @Test("8 processes open a legacy store at once, 5 rounds: the same accounts everywhere, each account's state filed once")
-    func openersFileOnce() throws {
+    /// `sqlite`, and the Redis servers of `scripts/redis-servers.sh` when it runs the tests.
+    static var backends: [String] { ["sqlite"] + RedisCommandTests.specs }
+
+    @Test("8 processes open a legacy store at once, 5 rounds: the same accounts everywhere, each account's state filed once", arguments: backends)
+    func openersFileOnce(backend: String) throws {
+        #expect(!backend.hasPrefix("missing:"), "run the tests through scripts/test.sh, which starts Redis")
         let cli = try CLI()
         defer { cli.home.cleanUp() }
         let file = cli.home.path("legacy.json")
         try KeychainItemsFormat.encode(try Self.legacyItems()).write(to: URL(fileURLWithPath: file))
+        var environment = ConcurrentFirstUseTests.keyEnvironment
+        if backend != "sqlite" {
+            environment["TOKENCACHE_REDIS_KEY"] = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        }
         for round in 0..<5 {
-            let path = cli.home.path("round-\(round)/cache.sqlite")
-            let writer = try ChildProcess("store-worker", ["import", path, Self.group, file])
+            let store = backend == "sqlite"
+                ? cli.home.path("round-\(round)/cache.sqlite")
+                : backend + (backend.contains("?") ? "&" : "?") + "prefix=filing-\(UUID().uuidString)"
+            let spec = backend == "sqlite" ? "sqlite:\(store)" : store
+            let writer = try ChildProcess("store-worker", ["import", store, Self.group, file], environment: cli.environment.merging(environment) { $1 })
             let (status, errors) = writer.wait()
             try #require(status == 0, "\(errors)")
 
-            let results = try ConcurrentFirstUseTests.startTogether(cli, ConcurrentFirstUseTests.openers) { _ in
-                ["accounts", "--client-id", "client", "--json", "--store", "sqlite:\(path)"]
+            let processes = try (0..<ConcurrentFirstUseTests.openers).map { _ in
+                try ChildProcess(
+                    "tokencache", ["accounts", "--client-id", "client", "--json", "--store", spec],
+                    environment: cli.environment.merging(environment) { $1 })
             }
-            for result in results {
-                #expect(result.status == 0, "round \(round): \(result.errors)")
-                let listed = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]]
+            for process in processes {
+                let (status, errors) = process.wait()
+                #expect(status == 0, "round \(round): \(errors)")
+                let listed = try JSONSerialization.jsonObject(with: Data(process.output.utf8)) as? [[String: Any]]
                 let homes = Set((listed ?? []).compactMap { $0["home_account_id"] as? String })
                 #expect(homes == Set(stride(from: 0, to: Self.accounts, by: 2).map(Self.home)), "round \(round)")
             }
 
-            let dump = try cli.run("dump", "--json", "--store", "sqlite:\(path)", environment: ConcurrentFirstUseTests.keyEnvironment)
+            let dump = try cli.run("dump", "--json", "--store", spec, environment: environment)
             #expect(dump.status == 0, "\(dump.errors)")
             let items = try #require(try JSONSerialization.jsonObject(with: Data(dump.output.utf8)) as? [[String: Any]])
             let own = items.filter { $0["type"] as? Int == 9001 }
