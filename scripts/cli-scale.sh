@@ -28,12 +28,14 @@ mkdir -p -m 0700 "$HOME"
 
 # The cache MSAL Python would serialize for these sign-ins (its keys and entry forms).
 python3 - "$accounts" "$work/msal.json" <<'PYTHON'
-import base64, json, os, sys
+import base64, json, os, sys, time
 
 count, path = int(sys.argv[1]), sys.argv[2]
 client, tenant, env = "04b07795-8ddb-461a-bbee-02f9e1bf7b46", "72f988bf-86f1-41af-91ab-2d7cd011db47", "login.microsoftonline.com"
 scopes = ["User.Read", "Mail.Read", "Calendars.Read", "Files.Read", "Sites.Read.All", "Contacts.Read", "Tasks.Read"]
-now, expires = 1795853840, 1795857440
+# Issued now, valid for a day: the lookups find them.
+now = int(time.time())
+expires = now + 86400
 
 
 def b64(value):
@@ -110,6 +112,9 @@ measure "lookup refresh-token --account" "$binary" lookup refresh-token --client
 measure "accounts --username" "$binary" accounts --username "user$middle@contoso.com"
 measure "accounts --identifier" "$binary" accounts --identifier "$home"
 measure "accounts --username (none)" "$binary" accounts --username nobody@contoso.com
+# The same questions answered from a whole read, as every command did before (--whole-store).
+measure "lookup access-token --whole-store" "$binary" lookup access-token --client-id "$client" --account "$home" --scopes User.Read --whole-store
+measure "accounts --username --whole-store" "$binary" accounts --username "user$middle@contoso.com" --whole-store
 measure "accounts" "$binary" accounts
 measure "accounts --json" "$binary" accounts --json
 measure "accounts --client-id" "$binary" accounts --client-id "$client"
