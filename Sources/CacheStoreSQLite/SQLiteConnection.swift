@@ -11,6 +11,7 @@ import Foundation
 final class SQLiteConnection: @unchecked Sendable {
     let path: String
     private let handle: OpaquePointer
+    private let busyTimeoutMilliseconds: Int32
     private var statements: [StatementKey: SQLiteStatement] = [:]
 
     /// Opens an existing database file read-write (the file must exist; see ``SecureFile``).
@@ -32,6 +33,7 @@ final class SQLiteConnection: @unchecked Sendable {
             throw .sqlite(SQLiteError(code: registered & 0xFF, extendedCode: registered, message: message, operation: "open", path: path))
         }
         self.handle = db
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
     }
 
@@ -160,5 +162,25 @@ extension SQLiteConnection {
         let code = statement.step()
         guard code == SQLITE_ROW else { throw error(code, operation) }
         return statement.string(0)
+    }
+}
+
+extension SQLiteConnection {
+    /// Copies the committed pages of the write-ahead log into the database file, as far as no
+    /// reader of another connection still needs them, never waiting (`PASSIVE`); with `truncate`,
+    /// then empties the log file if no reader is using it at this instant (`TRUNCATE` without the
+    /// busy handler). Returns whether every committed page was copied.
+    @discardableResult
+    func checkpoint(truncate: Bool) throws(SQLiteStoreError) -> Bool {
+        var log: Int32 = 0
+        var copied: Int32 = 0
+        var code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        guard code == SQLITE_OK || code == SQLITE_BUSY else { throw error(code, "checkpoint the write-ahead log") }
+        guard truncate, code == SQLITE_OK, log == copied else { return code == SQLITE_OK && log == copied }
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &log, &copied)
+        guard code == SQLITE_OK || code == SQLITE_BUSY else { throw error(code, "truncate the write-ahead log") }
+        return true
     }
 }
