@@ -14,12 +14,17 @@ final class SQLiteConnection: @unchecked Sendable {
     private let busyTimeoutMilliseconds: Int32
     private var statements: [StatementKey: SQLiteStatement] = [:]
 
-    /// Opens an existing database file read-write (the file must exist; see ``SecureFile``).
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteStoreError) {
+    /// Why this connection is read-only, when it is (see ``ReadOnlyAccess``).
+    let readOnly: ReadOnlyAccess?
+
+    /// Opens an existing database file read-write (the file must exist; see ``SecureFile``), or
+    /// read-only when `readOnly` says why it must be.
+    init(path: String, busyTimeoutMilliseconds: Int32, readOnly: ReadOnlyAccess? = nil) throws(SQLiteStoreError) {
         self.path = path
+        self.readOnly = readOnly
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let flags = (readOnly == nil ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(readOnly?.uri(for: path) ?? path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)
@@ -43,7 +48,12 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     func error(_ code: Int32, _ operation: String) -> SQLiteStoreError {
-        .sqlite(SQLiteError(
+        if let readOnly {
+            // A write on a read-only connection; or a log with commits whose index cannot be made.
+            if code & 0xFF == SQLITE_READONLY { return .readOnly(path: path, operation: operation, readOnly) }
+            if code & 0xFF == SQLITE_CANTOPEN { return .readOnly(path: path, operation: "read the write-ahead log", readOnly) }
+        }
+        return .sqlite(SQLiteError(
             code: code & 0xFF,
             extendedCode: sqlite3_extended_errcode(handle),
             message: String(cString: sqlite3_errmsg(handle)),
@@ -142,7 +152,8 @@ final class SQLiteConnection: @unchecked Sendable {
     func writeTransaction<T, Failure: Error>(
         _ operation: String, _ body: () throws(Failure) -> T
     ) throws -> T {
-        try execute("BEGIN IMMEDIATE", operation)
+        // Read-only, a deferred transaction: what it reads works, and its first write fails as `readOnly`.
+        try execute(readOnly == nil ? "BEGIN IMMEDIATE" : "BEGIN", operation)
         do {
             let result = try body()
             try execute("COMMIT", operation)
