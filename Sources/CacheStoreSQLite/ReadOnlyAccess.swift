@@ -15,8 +15,10 @@ import PrivateFiles
 /// - a log holding commits (`-wal` not empty) is read through its existing `-shm` (`mode=ro`; SQLite
 ///   then rebuilds the index in private memory), so nothing committed is missed; without a `-shm`
 ///   the open fails, and the error says to copy the files to writable storage;
-/// - on a read-only file system with no commits in a log, the file is opened `immutable=1`: no
-///   locks, no index, and nobody can change the file while it is mounted so.
+/// - with no commits in a log, where no `-shm` index can be made (a read-only file system; a
+///   directory this user cannot write, without one), the file is opened `immutable=1`: no locks, no
+///   index — and no process can open the store for writing while it stays so (a directory of
+///   another user's, which that user may write in, is opened `mode=ro`, which then fails).
 public enum ReadOnlyAccess: Sendable, Equatable, CustomStringConvertible {
     /// The file system holding the store is mounted read-only.
     case readOnlyFileSystem(path: String)
@@ -43,8 +45,21 @@ public enum ReadOnlyAccess: Sendable, Equatable, CustomStringConvertible {
     func uri(for path: String) -> String {
         var log = stat()
         let logHasCommits = lstat(path + "-wal", &log) == 0 && log.st_size > 0
-        let immutable = !logHasCommits && { if case .readOnlyFileSystem = self { true } else { false } }()
+        // Immutable only where no process can open the store for writing: no -shm can be made.
+        let indexCannotBeMade: Bool =
+            switch self {
+            case .readOnlyFileSystem: true
+            // A directory of this user's that they made read-only; not one another user (root) writes in.
+            case .directoryNotWritable(let directory): !SecureFile.exists(path + "-shm") && Self.owner(of: directory) == geteuid()
+            case .fileNotWritable: false
+            }
+        let immutable = !logHasCommits && indexCannotBeMade
         return "file:" + Self.percentEncoded(path) + (immutable ? "?immutable=1" : "?mode=ro")
+    }
+
+    private static func owner(of path: String) -> uid_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_uid : nil
     }
 
     /// `path` with every byte but unreserved characters and `/` percent-encoded, as a URI path.

@@ -51,7 +51,7 @@ final class SQLiteConnection: @unchecked Sendable {
         if let readOnly {
             // A write on a read-only connection; or a log with commits whose index cannot be made.
             if code & 0xFF == SQLITE_READONLY { return .readOnly(path: path, operation: operation, readOnly) }
-            if code & 0xFF == SQLITE_CANTOPEN { return .readOnly(path: path, operation: "read the write-ahead log", readOnly) }
+            if code & 0xFF == SQLITE_CANTOPEN { return .readOnly(path: path, operation: SQLiteStoreError.readWithoutIndex, readOnly) }
         }
         return .sqlite(SQLiteError(
             code: code & 0xFF,

@@ -61,6 +61,11 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
     }
 }
 
+extension SQLiteStoreError {
+    /// The operation of a read-only store that needs its `-shm` index and cannot make one.
+    static let readWithoutIndex = "read the store without its -shm index (SQLite makes one beside the file to read its write-ahead log)"
+}
+
 extension SQLiteStoreError: CategorizedError {
     public var category: ErrorCategory {
         switch self {
@@ -90,8 +95,8 @@ extension SQLiteStoreError: CategorizedError {
                 + "commits since the last checkpoint are lost"
         case .newerSchema: "upgrade tokencache"
         case .readOnly(_, let operation, let access):
-            operation == "read the write-ahead log"
-                ? "copy the store with its -wal file to writable storage and open the copy, or open it once where it is writable"
+            operation == Self.readWithoutIndex
+                ? "copy the store (with its -wal file, if any) to writable storage and open the copy, or open it once where it is writable"
                 : access.remedy
         }
     }

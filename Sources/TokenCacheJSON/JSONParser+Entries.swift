@@ -38,7 +38,8 @@ extension JSONParser {
                 result = Result { () throws(JSONParseError) -> JSONValue? in
                     var parser = JSONParser(bytes: bytes, allowTrailingCommas: allowTrailingCommas, builtRootMembers: nil, visitor: visitor)
                     let value = try parser.parseDocument()
-                    return parser.stopped ? nil : value
+                    // `.none`, not `nil`: a bare `nil` would be read as JSONValue's `null` literal.
+                    return parser.stopped ? Optional<JSONValue>.none : value
                 }
             }
             return try result!.get()
