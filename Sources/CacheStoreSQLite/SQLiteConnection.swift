@@ -11,14 +11,20 @@ import Foundation
 final class SQLiteConnection: @unchecked Sendable {
     let path: String
     private let handle: OpaquePointer
+    private let busyTimeoutMilliseconds: Int32
     private var statements: [StatementKey: SQLiteStatement] = [:]
 
-    /// Opens an existing database file read-write (the file must exist; see ``SecureFile``).
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteStoreError) {
+    /// Why this connection is read-only, when it is (see ``ReadOnlyAccess``).
+    let readOnly: ReadOnlyAccess?
+
+    /// Opens an existing database file read-write (the file must exist; see ``SecureFile``), or
+    /// read-only when `readOnly` says why it must be.
+    init(path: String, busyTimeoutMilliseconds: Int32, readOnly: ReadOnlyAccess? = nil) throws(SQLiteStoreError) {
         self.path = path
+        self.readOnly = readOnly
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let flags = (readOnly == nil ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(readOnly?.uri(for: path) ?? path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(db)
@@ -32,6 +38,7 @@ final class SQLiteConnection: @unchecked Sendable {
             throw .sqlite(SQLiteError(code: registered & 0xFF, extendedCode: registered, message: message, operation: "open", path: path))
         }
         self.handle = db
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
     }
 
@@ -41,7 +48,12 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     func error(_ code: Int32, _ operation: String) -> SQLiteStoreError {
-        .sqlite(SQLiteError(
+        if let readOnly {
+            // A write on a read-only connection; or a log with commits whose index cannot be made.
+            if code & 0xFF == SQLITE_READONLY { return .readOnly(path: path, operation: operation, readOnly) }
+            if code & 0xFF == SQLITE_CANTOPEN { return .readOnly(path: path, operation: SQLiteStoreError.readWithoutIndex, readOnly) }
+        }
+        return .sqlite(SQLiteError(
             code: code & 0xFF,
             extendedCode: sqlite3_extended_errcode(handle),
             message: String(cString: sqlite3_errmsg(handle)),
@@ -140,7 +152,8 @@ final class SQLiteConnection: @unchecked Sendable {
     func writeTransaction<T, Failure: Error>(
         _ operation: String, _ body: () throws(Failure) -> T
     ) throws -> T {
-        try execute("BEGIN IMMEDIATE", operation)
+        // Read-only, a deferred transaction: what it reads works, and its first write fails as `readOnly`.
+        try execute(readOnly == nil ? "BEGIN IMMEDIATE" : "BEGIN", operation)
         do {
             let result = try body()
             try execute("COMMIT", operation)
@@ -160,5 +173,25 @@ extension SQLiteConnection {
         let code = statement.step()
         guard code == SQLITE_ROW else { throw error(code, operation) }
         return statement.string(0)
+    }
+}
+
+extension SQLiteConnection {
+    /// Copies the committed pages of the write-ahead log into the database file, as far as no
+    /// reader of another connection still needs them, never waiting (`PASSIVE`); with `truncate`,
+    /// then empties the log file if no reader is using it at this instant (`TRUNCATE` without the
+    /// busy handler). Returns whether every committed page was copied.
+    @discardableResult
+    func checkpoint(truncate: Bool) throws(SQLiteStoreError) -> Bool {
+        var log: Int32 = 0
+        var copied: Int32 = 0
+        var code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &copied)
+        guard code == SQLITE_OK || code == SQLITE_BUSY else { throw error(code, "checkpoint the write-ahead log") }
+        guard truncate, code == SQLITE_OK, log == copied else { return code == SQLITE_OK && log == copied }
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &log, &copied)
+        guard code == SQLITE_OK || code == SQLITE_BUSY else { throw error(code, "truncate the write-ahead log") }
+        return true
     }
 }

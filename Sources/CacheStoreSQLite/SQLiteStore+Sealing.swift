@@ -122,6 +122,10 @@ extension SQLiteStore {
                         prepared.status[group] = .unavailable(error)
                         continue
                     }
+                } else if connection.readOnly != nil {
+                    // A read-only store cannot record a key: the group is read as the plain group it is.
+                    prepared.status[group] = .plain
+                    continue
                 } else {
                     for source in encryption.keySources {
                         if let key = try source.existingKey(for: group, id: nil) {

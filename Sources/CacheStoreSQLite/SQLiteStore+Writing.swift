@@ -42,6 +42,7 @@ extension SQLiteStore {
         expecting stamp: ChangeStamp?,
         _ plan: (ChangeStamp, SQLiteConnection) throws -> [StoreOperation]
     ) throws -> BatchResult? {
+        if let readOnly { throw SQLiteStoreError.readOnly(path: path, operation: "save batch", readOnly) }
         let now = Date().timeIntervalSince1970
         return try state.withLock { state throws -> BatchResult? in
             let connection = state.connection

@@ -52,6 +52,11 @@ public final class SQLiteStore: ItemStore {
     /// Each access group's key status, fixed when the store opened.
     public let keyStatus: [String: KeyStatus]
 
+    /// Why the store was opened read-only (its file system is mounted read-only, or its file or
+    /// directory is not writable by this user), or `nil` when it can be written. A read-only store
+    /// reads as any other; every write throws ``SQLiteStoreError/readOnly(path:operation:_:)``.
+    public let readOnly: ReadOnlyAccess?
+
     /// Opens the store at `path`, creating the file (0600), its missing directories (0700) and the
     /// schema if needed, and migrating an older schema.
     ///
@@ -73,12 +78,16 @@ public final class SQLiteStore: ItemStore {
         // once it has (see FileFacts): a file planted or swapped in between is refused before
         // anything read from it is used or anything is written.
         try FileFacts.require(FileFacts.store(at: path))
-        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds)
-        _ = try deadline.retrying { try StoreSchema.inspect(connection) }
+        // An existing store this process cannot write is opened for reading (see ReadOnlyAccess).
+        let readOnly = ReadOnlyAccess.detect(path: path)
+        self.readOnly = readOnly
+        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: milliseconds, readOnly: readOnly)
+        let inspected = try deadline.retrying { try StoreSchema.inspect(connection) }
         try FileFacts.require(connection.openedFileFacts())
         // A store this version created is in WAL mode already (asking costs a header read). Files of
         // earlier versions, or an empty file someone else made, are converted here.
         try deadline.retrying {
+            if readOnly != nil { return }  // as it is; a store in rollback mode is read so too
             if try connection.string("PRAGMA journal_mode", "read journal mode").lowercased() == "wal" { return }
             let mode = try connection.string("PRAGMA journal_mode = WAL", "enable WAL")
             guard mode.lowercased() == "wal" else { throw StoreSchema.walRefused(mode, path: path) }
@@ -87,15 +96,24 @@ public final class SQLiteStore: ItemStore {
         try connection.execute("PRAGMA synchronous = \(synchronous)", "set durability")
         // Freed pages and cells are zeroed, so a deleted or re-sealed token leaves no plain copy.
         try connection.execute("PRAGMA secure_delete = ON", "enable secure delete")
-        try deadline.retrying { try StoreSchema.migrate(connection) }
-        self.encrypted = options.encryption != nil
+        if let readOnly {
+            // Read as it is; a schema this version would migrate cannot be, here.
+            if inspected.isNew || inspected.version < StoreSchema.latestVersion {
+                throw SQLiteStoreError.readOnly(path: path, operation: "bring the store to schema \(StoreSchema.latestVersion)", readOnly)
+            }
+        } else {
+            try deadline.retrying { try StoreSchema.migrate(connection) }
+        }
         if let encryption = options.encryption {
             let prepared = try deadline.retrying { try Self.prepareKeys(encryption, groups: accessGroups, connection: connection) }
+            // Read-only, a group without a recorded key stays plain: its payloads are read as stored.
+            self.encrypted = !prepared.status.values.contains { if case .plain = $0 { true } else { false } }
             self.keys = prepared.keys
             self.unavailableKeys = prepared.unavailable
             self.keyStatus = prepared.status
             self.keyFiles = prepared.keyFiles
         } else {
+            self.encrypted = false
             self.keys = [:]
             self.keyFiles = [:]
             self.unavailableKeys = [:]
@@ -107,7 +125,9 @@ public final class SQLiteStore: ItemStore {
             self.keyStatus = status
         }
         // The migration above ran a transaction, so the WAL index exists by now.
-        self.state = StateLock(State(connection: connection, watcher: WALIndexWatcher(connection: connection)))
+        // Read-only, the index may be SQLite's private copy, which the header does not follow.
+        let watcher = readOnly == nil ? WALIndexWatcher(connection: connection) : nil
+        self.state = StateLock(State(connection: connection, watcher: watcher))
     }
 
     /// `PRAGMA data_version` with this connection's commit count; when the WAL index header shows

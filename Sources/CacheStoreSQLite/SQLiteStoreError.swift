@@ -33,6 +33,9 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
     /// The store's write-ahead log was cut short by another program while this process held it
     /// open: commits recorded in it are gone. Nothing was written.
     case truncatedWhileOpen(path: String, size: Int64, expected: Int64)
+    /// The store was opened read-only (see ``ReadOnlyAccess``) and `operation` needs to write, or
+    /// its `-wal` holds commits that cannot be read without a `-shm` index it cannot create.
+    case readOnly(path: String, operation: String, ReadOnlyAccess)
 
     public var description: String {
         switch self {
@@ -49,11 +52,18 @@ public enum SQLiteStoreError: Error, Sendable, CustomStringConvertible {
         case .truncatedWhileOpen(let path, let size, let expected):
             return "\(path) was cut to \(size) bytes by another program while this process had the store open "
                 + "(its commits need \(expected)); the change was not written"
+        case .readOnly(let path, let operation, let access):
+            return "cannot \(operation) in \(path): \(access); " + (Self.readOnly(path: path, operation: operation, access).remedy ?? "")
         case .newerSchema(let path, let found, let supported):
             return "\(path) uses store schema \(found), but this tokencache understands up to \(supported); "
                 + "upgrade tokencache to open it (the file was left unchanged)"
         }
     }
+}
+
+extension SQLiteStoreError {
+    /// The operation of a read-only store that needs its `-shm` index and cannot make one.
+    static let readWithoutIndex = "read the store without its -shm index (SQLite makes one beside the file to read its write-ahead log)"
 }
 
 extension SQLiteStoreError: CategorizedError {
@@ -65,6 +75,7 @@ extension SQLiteStoreError: CategorizedError {
         case .unsafeFile: .permission
         case .replacedWhileOpen: .unavailable
         case .truncatedWhileOpen: .damaged
+        case .readOnly: .permission
         // Not damaged, but unreadable here all the same; a newer tokencache reads it.
         case .newerSchema: .damaged
         }
@@ -83,6 +94,10 @@ extension SQLiteStoreError: CategorizedError {
             "stop every program using the store, run `tokencache doctor`, and find out which program cut the file; "
                 + "commits since the last checkpoint are lost"
         case .newerSchema: "upgrade tokencache"
+        case .readOnly(_, let operation, let access):
+            operation == Self.readWithoutIndex
+                ? "copy the store (with its -wal file, if any) to writable storage and open the copy, or open it once where it is writable"
+                : access.remedy
         }
     }
 }

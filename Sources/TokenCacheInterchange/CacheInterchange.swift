@@ -26,13 +26,17 @@ public struct ImportReport: Sendable {
 
 /// Imports files into a store and exports the store to files.
 ///
-/// An import is one atomic batch: a file that cannot be read in full changes nothing. Unified
-/// items go to ``accessGroup``; keychain items keep their own groups (each must be one the store
-/// was opened for).
+/// A file that cannot be read in full imports nothing. An MSAL JSON file is read as a stream and
+/// written in batches of about 4 MB (see `CacheInterchange+Streaming.swift` for what a reader sees
+/// and what a failure of the store midway leaves); the other formats, and a file whose items fit in
+/// one batch, are written in one atomic batch. Unified items go to ``accessGroup``; keychain items
+/// keep their own groups (each must be one the store was opened for).
 public struct CacheInterchange: Sendable {
     public let store: any ItemStore
     /// Where imported unified items are written.
     public let accessGroup: String
+    /// The size of a streamed import's batches (tests make it small).
+    var batchLimit = ImportBatchLimit.standard
 
     /// - Throws: ``CacheStoreError/accessGroupNotAllowed(_:allowed:)`` when `accessGroup` is not
     ///   one of the store's groups.
@@ -46,11 +50,15 @@ public struct CacheInterchange: Sendable {
     // MARK: - Import
 
     /// Imports `data` (see ``ImportDecoder/decode(_:source:format:accessGroup:progress:)``), then
-    /// saves every item in one batch.
+    /// saves its items: an MSAL JSON object streamed in batches, anything else in one batch.
     ///
-    /// - Parameter beforeWrite: called with the number of items just before the batch is applied.
-    /// - Throws: ``InterchangeError`` for the content; the store's errors for the write. Either way
-    ///   the store is unchanged.
+    /// - Parameters:
+    ///   - progress: called now and then with (entries done, entries in all); a streamed import
+    ///     first checks every entry, reporting (entries checked, 0), then writes.
+    ///   - beforeWrite: called with the number of items just before the first batch is applied.
+    /// - Throws: ``InterchangeError`` for the content, with the store unchanged; the store's errors
+    ///   for the write, with the store unchanged when nothing was committed, else
+    ///   ``ImportInterruptedError`` naming how many items were.
     public func importData(
         _ data: Data,
         source: String,
@@ -58,6 +66,12 @@ public struct CacheInterchange: Sendable {
         progress: ((Int, Int) -> Void)? = nil,
         beforeWrite: ((Int) -> Void)? = nil
     ) throws -> ImportReport {
+        if data.count <= ImportDecoder.sizeLimit, format == .msalJSON || format == nil && ImportFormat.detectBinary(data) == nil,
+            MSALJSONStream.applies(to: data),
+            let report = try importStreaming(data, source: source, progress: progress, beforeWrite: beforeWrite)
+        {
+            return report
+        }
         let decoded = try ImportDecoder.decode(data, source: source, format: format, accessGroup: accessGroup, progress: progress)
         beforeWrite?(decoded.items.count)
         let replaced = try signInsReplaced(by: decoded.items)

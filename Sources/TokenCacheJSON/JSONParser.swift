@@ -24,11 +24,17 @@ package struct JSONParser {
     /// Members of the root object whose values are built; the others are only checked (see
     /// ``parse(_:allowTrailingCommas:buildingRootMembers:)``). `nil`: every value is built.
     private let builtRootMembers: Set<String>?
+    /// Takes the entries of the built root members instead of their objects (see
+    /// `JSONParser+Entries.swift`); `nil`: values go into their containers.
+    private let visitor: ((JSONEntryEvent) -> JSONVisit)?
+    /// Set when the visitor asked to stop.
+    private(set) var stopped = false
 
-    private init(bytes: UnsafeBufferPointer<UInt8>, allowTrailingCommas: Bool, builtRootMembers: Set<String>?) {
+    init(bytes: UnsafeBufferPointer<UInt8>, allowTrailingCommas: Bool, builtRootMembers: Set<String>?, visitor: ((JSONEntryEvent) -> JSONVisit)? = nil) {
         self.bytes = bytes
         self.allowTrailingCommas = allowTrailingCommas
         self.builtRootMembers = builtRootMembers
+        self.visitor = visitor
     }
 
     package static func parse(_ data: Data, allowTrailingCommas: Bool) throws(JSONParseError) -> JSONValue {
@@ -52,15 +58,21 @@ package struct JSONParser {
             if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = UnsafeBufferPointer(rebasing: bytes[3...]) }
             result = Result { () throws(JSONParseError) -> JSONValue in
                 var parser = JSONParser(bytes: bytes, allowTrailingCommas: allowTrailingCommas, builtRootMembers: built)
-                parser.skipWhitespace()
-                guard parser.position < bytes.count else { throw parser.error(.empty) }
-                let value = try parser.parseDocumentValue()
-                parser.skipWhitespace()
-                guard parser.position == bytes.count else { throw parser.error(.trailingContent) }
-                return value
+                return try parser.parseDocument()
             }
         }
         return try result!.get()
+    }
+
+    /// The document's value, with nothing after it but white space; `.null` when the visitor stopped.
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        guard position < bytes.count else { throw error(.empty) }
+        let value = try parseDocumentValue()
+        if stopped { return .null }
+        skipWhitespace()
+        guard position == bytes.count else { throw error(.trailingContent) }
+        return value
     }
 
     // MARK: - Values
@@ -82,9 +94,12 @@ package struct JSONParser {
         var objects: [JSONObject] = []
         var arrays: [[JSONValue]] = []
         var build = true
+        // The value count when the visited entry being read began: it is freed once handed over.
+        var valuesBeforeEntry = 0
         while true {
             // A value starts here, nested `stack.count` levels deep.
             guard stack.count < Self.depthLimit else { throw error(.tooDeep(limit: Self.depthLimit)) }
+            if stack.count == 2 { valuesBeforeEntry = values }
             values += 1
             guard values <= Self.valueLimit else { throw error(.tooManyValues(limit: Self.valueLimit)) }
             guard let byte = peek() else { throw error(.unexpectedEnd) }
@@ -98,6 +113,7 @@ package struct JSONParser {
                     value = .object(JSONObject())
                 } else {
                     let (key, buildValue) = try memberName(depth: stack.count, build: build)
+                    if stopped { return .null }
                     stack.append(.object(key: key, build: build))
                     objects.append(JSONObject())
                     build = buildValue
@@ -126,7 +142,16 @@ package struct JSONParser {
                 guard let frame = stack.popLast() else { return value }
                 switch frame {
                 case .object(let key, let built):
-                    if built { objects[objects.count - 1][key] = value }
+                    if let visitor, built, stack.count == 1, case .object = stack[0] {
+                        // An entry of a visited root member: handed over, not kept.
+                        values = valuesBeforeEntry
+                        if visitor(.entry(key: key, value: value)) == .stop {
+                            stopped = true
+                            return .null
+                        }
+                    } else if built {
+                        objects[objects.count - 1][key] = value
+                    }
                     skipWhitespace()
                     guard let next = peek() else { throw error(.unexpectedEnd) }
                     position += 1
@@ -145,6 +170,7 @@ package struct JSONParser {
                         continue ascend
                     }
                     let (nextKey, buildValue) = try memberName(depth: stack.count, build: built)
+                    if stopped { return .null }
                     stack.append(.object(key: nextKey, build: built))
                     build = buildValue
                     break ascend
@@ -187,6 +213,11 @@ package struct JSONParser {
         guard colon == UInt8(ascii: ":") else { throw error(.unexpectedCharacter(expected: "':'")) }
         position += 1
         skipWhitespace()
+        if depth == 0, let visitor {
+            let visit = visitor(.member(name: key))
+            if visit == .stop { stopped = true }
+            return (key, visit == .visit)
+        }
         return (key, build && (depth > 0 || builtRootMembers?.contains(key) ?? true))
     }
 
@@ -357,33 +388,5 @@ package struct JSONParser {
             lineStart = i + 1
         }
         return JSONParseError(reason: reason, offset: offset, line: line, column: offset - lineStart + 1)
-    }
-}
-
-/// The position of the first byte at or after `start` that ends a run of plain string content:
-/// a quote, a backslash, a control character or a non-ASCII byte (or the end). Eight bytes are
-/// tested at a time, so a long token is crossed in a fraction of a byte-by-byte loop's time.
-package func jsonPlainRunEnd(_ raw: UnsafeRawBufferPointer, from start: Int) -> Int {
-    do {
-        var index = start
-        let count = raw.count
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while index + 8 <= count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            // A byte of the word is zero, or below 0x20, exactly when its high bit is set in
-            // these (the classic "has zero byte" test; exact once non-ASCII bytes are excluded).
-            let quote = word ^ (ones &* 0x22)
-            let backslash = word ^ (ones &* 0x5C)
-            let special = (quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word
-            if (special | word) & highs != 0 { break }
-            index += 8
-        }
-        while index < count {
-            let byte = raw[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            index += 1
-        }
-        return index
     }
 }

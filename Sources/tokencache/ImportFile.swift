@@ -41,7 +41,7 @@ enum ImportFormatOption: ExpressibleByArgument, Equatable {
 struct ImportFile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "file",
-        abstract: "Import a token cache file into the store, in one atomic batch (`import FILE` for short).",
+        abstract: "Import a token cache file into the store (`import FILE` for short).",
         discussion: """
             Formats: msal-json (the unified JSON cache of MSAL.NET, Python, Node, Java and Go), msal-v2 \
             (MSAL.NET 2.x), keychain-items (raw items, as `export --format keychain-items` writes \
@@ -49,8 +49,10 @@ struct ImportFile: ParsableCommand {
             adal-keychain-item (one ADAL for iOS keychain item's archive); \
             ADAL tokens become legacy ADAL items, where MSAL finds ADAL users. auto recognizes the format by content. Entries are keyed by their fields, not by \
             the keys in the file. A file that cannot be read in full imports nothing and exits 65 \
-            with a message naming the file and the place; the store is unchanged. `import sdk` reads \
-            the caches the SDKs keep on this machine.
+            with a message naming the file and the place; the store is unchanged. An MSAL JSON file is checked in full first, then \
+            written in batches of about 4 MB, each its own transaction (a smaller file in one); if the \
+            store fails midway, the message says how many items were committed, and importing the file \
+            again completes it. `import sdk` reads the caches the SDKs keep on this machine.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -72,7 +74,10 @@ struct ImportFile: ParsableCommand {
             let chosen: ImportFormat? = if case .format(let format) = format { format } else { nil }
             return try interchange.importData(
                 data, source: source, format: chosen,
-                progress: { done, total in progress.update("reading \(source): \(done)/\(total) entries", done: done, total: total) },
+                progress: { done, total in
+                    let text = total == 0 ? "checking \(source): \(done) entries" : "reading \(source): \(done)/\(total) entries"
+                    progress.update(text, done: done, total: total)
+                },
                 beforeWrite: { count in progress.update("writing \(count) items", done: 1, total: 1, force: true) })
         }
         var text = "Imported \(report.imported) item\(report.imported == 1 ? "" : "s") from \(source) (\(report.format)): "
