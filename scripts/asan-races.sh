@@ -6,16 +6,18 @@
 # free or a double free of a handle racing its close is reported and fails the run.
 #
 #   bash scripts/asan-races.sh            # build, then the C race (Tests/CABI/close_race.c) and the Python one
+#   bash scripts/asan-races.sh --build-only
 #
 # The C program is built with the toolchain's clang against the same shared ASan runtime; Python is
 # not instrumented, so that runtime is preloaded into it. ThreadSanitizer covers the same races in
-# scripts/tsan.sh (HandleLifetimeTests). Needs python3 with pytest.
+# scripts/tsan.sh (HandleLifetimeTests). Needs pytest: the interop venv's python (scripts/interop-venv.sh), else python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=.build-asan-lib
 flags=(-c release --product tokencache-c --sanitize=address --scratch-path "$scratch")
 swift build "${flags[@]}"
+if [ "${1:-}" = "--build-only" ]; then exit 0; fi
 library="$(swift build "${flags[@]}" --show-bin-path)/libtokencache-c.so"
 
 toolchain=$(dirname "$(readlink -f "$(command -v swift)")")
@@ -37,5 +39,8 @@ export HOME="$work" TOKENCACHE_KEY=file
 "$work/close_race" memory 40
 "$work/close_race" "sqlite:$work/race.sqlite" 15
 
+# The interop venv (scripts/interop-venv.sh) has pytest; else the system's python3.
+python=python3
+if [ -x .venv-interop/bin/python ]; then python="$PWD/.venv-interop/bin/python"; fi
 TOKENCACHE_LIBRARY="$library" PYTHONPATH="$PWD/bindings/python/src" LD_PRELOAD="$runtime" \
-    python3 -m pytest -q -p no:cacheprovider bindings/python/tests/test_close_race.py
+    "$python" -m pytest -q -p no:cacheprovider bindings/python/tests/test_close_race.py
