@@ -15,20 +15,24 @@ struct RedisShardedIndexTests {
         try run(store, keys.map { ($0, [Data("EXISTS".utf8), $0]) }).filter { $0 == .integer(1) }.count
     }
 
+    /// One partition per account (an item holding the account's name) with the username `u:ACCOUNT`,
+    /// in batches of 100.
+    static func seed(_ store: RedisStore, _ accounts: [String]) throws {
+        for chunk in stride(from: 0, to: accounts.count, by: 100) {
+            _ = try store.apply(accounts[chunk..<min(accounts.count, chunk + 100)].flatMap { account in
+                [StoreOperation.save(item(account, "at-1", data: account)),
+                 .setLookupKeys(PartitionID(accessGroup: "group.a", account: account), keys: ["u:\(account)"])]
+            })
+        }
+    }
+
     @Test(arguments: SharedRedis.present)
     func manyPartitionsSpreadOverShardsReadBackWhole(server: SharedRedis) throws {
         let configuration = try server.configuration()
         let layout = RedisLayout(prefix: configuration.prefix)
         let store = try SharedRedis.open(configuration)
         let accounts = (0..<400).map { "user\($0)-env" }
-        for chunk in stride(from: 0, to: accounts.count, by: 100) {
-            var operations: [StoreOperation] = []
-            for account in accounts[chunk..<(chunk + 100)] {
-                operations.append(.save(item(account, "at-1", data: account)))
-                operations.append(.setLookupKeys(PartitionID(accessGroup: "group.a", account: account), keys: ["u:\(account)"]))
-            }
-            _ = try store.apply(operations)
-        }
+        try Self.seed(store, accounts)
         // 400 partitions over 512 sets: most sets hold one or two, none holds them all.
         let shards = Array(layout.groupIndexKeys(group: "group.a").dropLast())
         #expect(try Self.exists(store, shards) > 200)
@@ -69,12 +73,7 @@ struct RedisShardedIndexTests {
         let layout = RedisLayout(prefix: configuration.prefix)
         let writer = try SharedRedis.open(configuration)
         let accounts = (0..<40).map { "old\($0)-env" }
-        var operations: [StoreOperation] = []
-        for account in accounts {
-            operations.append(.save(item(account, "at-1", data: account)))
-            operations.append(.setLookupKeys(PartitionID(accessGroup: "group.a", account: account), keys: ["u:\(account)"]))
-        }
-        _ = try writer.apply(operations)
+        try Self.seed(writer, accounts)
         try Self.makeLegacy(writer, layout, accounts: accounts, keys: Dictionary(uniqueKeysWithValues: accounts.map { ("u:\($0)", $0) }))
         #expect(try RedisPruningTests.members(writer, layout).count == 40)
         #expect(try Self.exists(writer, Array(layout.groupIndexKeys(group: "group.a").dropLast())) == 0)
@@ -122,9 +121,7 @@ struct RedisShardedIndexTests {
         let layout = RedisLayout(prefix: configuration.prefix)
         let store = try SharedRedis.open(configuration)
         let accounts = ["kept-env", "gone-env"]
-        _ = try store.apply(accounts.flatMap { account in
-            [StoreOperation.save(item(account, "at-1")), .setLookupKeys(PartitionID(accessGroup: "group.a", account: account), keys: ["u:\(account)"])]
-        })
+        try Self.seed(store, accounts)
         try Self.makeLegacy(store, layout, accounts: accounts, keys: ["u:kept-env": "kept-env", "u:gone-env": "gone-env"])
         let gone = layout.partition(group: "group.a", account: "gone-env").key
         _ = try Self.run(store, [(gone, [Data("DEL".utf8), gone])])  // expired
