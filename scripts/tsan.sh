@@ -12,4 +12,5 @@
 # one connection on one thread, and runs in the normal pass.
 exec bash "$(dirname "$0")/sanitize.sh" thread \
     --skip tokencacheTests --skip MultiProcessTests --skip RevalidationTests --skip ConcurrentFirstWriteTests \
-    --skip RedisFaultTests --skip RedisMultiProcessTests --skip RedisStoreTests --skip RedisHostileServerTests "$@"
+    --skip RedisFaultTests --skip RedisFailoverTests --skip RedisMultiProcessTests --skip RedisStoreTests \
+    --skip RedisHostileServerTests "$@"

@@ -15,7 +15,8 @@ import Foundation
 /// Options: `prefix` (default `tokencache`), `key` (`file:PATH`, `env:NAME` or `none`; default
 /// `env:TOKENCACHE_REDIS_KEY`), `connect_timeout` and `timeout` (milliseconds, defaults 2000 and
 /// 3000), `lifetime` (sliding lifetime of a partition: seconds, or a number with `s`, `m`, `h`, `d`),
-/// `tracking` (`on`, the default, or `off`). A password not in the spec is taken from
+/// `tracking` (`on`, the default, or `off`), `wait` (replicas that must confirm each commit: `WAIT`;
+/// default 0). A password not in the spec is taken from
 /// `TOKENCACHE_REDIS_PASSWORD` when the store opens.
 public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// Where the server listens.
@@ -63,12 +64,14 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
     public var lifetimeSeconds: Int?
     /// Whether to use `CLIENT TRACKING` for in-process invalidation.
     public var tracking: Bool
+    /// How many replicas must confirm each commit (`WAIT`) before a write call succeeds; 0: none.
+    public var replicasToWait: Int
 
     public init(
         endpoint: Endpoint, database: Int = 0, username: String? = nil, password: String? = nil,
         prefix: String = "tokencache", keySource: KeySource = .environment(name: "TOKENCACHE_REDIS_KEY"),
         connectTimeoutMilliseconds: Int = 2000, commandTimeoutMilliseconds: Int = 3000,
-        lifetimeSeconds: Int? = nil, tracking: Bool = true
+        lifetimeSeconds: Int? = nil, tracking: Bool = true, replicasToWait: Int = 0
     ) {
         self.endpoint = endpoint
         self.database = database
@@ -80,7 +83,11 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
         self.commandTimeoutMilliseconds = commandTimeoutMilliseconds
         self.lifetimeSeconds = lifetimeSeconds
         self.tracking = tracking
+        self.replicasToWait = replicasToWait
     }
+
+    /// The largest `wait=`: more replicas per master than any deployment runs.
+    public static let maximumReplicasToWait = 100
 
     /// Whether `text` is written as a Redis store spec.
     public static func isRedisSpec(_ text: String) -> Bool {
@@ -144,8 +151,13 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
             case "tracking":
                 guard value == "on" || value == "off" else { throw invalid("tracking is on or off") }
                 self.tracking = value == "on"
+            case "wait":
+                guard let replicas = Int(value), (0...Self.maximumReplicasToWait).contains(replicas) else {
+                    throw invalid("wait is the number of replicas that must confirm each commit, 0 to \(Self.maximumReplicasToWait)")
+                }
+                self.replicasToWait = replicas
             default:
-                throw invalid("unknown option '\(item.name)' (known: db, prefix, key, connect_timeout, timeout, lifetime, tracking)")
+                throw invalid("unknown option '\(item.name)' (known: db, prefix, key, connect_timeout, timeout, lifetime, tracking, wait)")
             }
         }
     }
@@ -166,6 +178,7 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
         if commandTimeoutMilliseconds != 3000 { options.append("timeout=\(commandTimeoutMilliseconds)") }
         if let lifetimeSeconds { options.append("lifetime=\(lifetimeSeconds)") }
         if !tracking { options.append("tracking=off") }
+        if replicasToWait != 0 { options.append("wait=\(replicasToWait)") }
         let query = options.isEmpty ? "" : "?" + options.joined(separator: "&")
         switch endpoint {
         case .unix(let path):

@@ -17,16 +17,27 @@ import Glibc
 final class RedisConnection: @unchecked Sendable {
     let endpoint: RedisConfiguration.Endpoint
     let commandTimeoutMilliseconds: Int
+    /// The deadline of the store call this connection serves, when it serves a store's router.
+    private let callDeadline: RedisCallDeadline?
     private let context: UnsafeMutablePointer<redisContext>
     private(set) var isBroken = false
 
-    /// Connects, then logs in (`AUTH`) and selects the database when asked to.
+    /// Connects, then logs in (`AUTH`) and selects the database when asked to. With `callDeadline`,
+    /// connecting and every round trip end by the deadline of the call in progress, if any.
     init(
         _ endpoint: RedisConfiguration.Endpoint, connectTimeoutMilliseconds: Int, commandTimeoutMilliseconds: Int,
-        username: String? = nil, password: String? = nil, database: Int = 0
+        username: String? = nil, password: String? = nil, database: Int = 0, callDeadline: RedisCallDeadline? = nil
     ) throws(RedisError) {
         self.endpoint = endpoint
         self.commandTimeoutMilliseconds = commandTimeoutMilliseconds
+        self.callDeadline = callDeadline
+        var connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        if let callDeadline, callDeadline.current != nil {
+            connectTimeoutMilliseconds = min(connectTimeoutMilliseconds, callDeadline.remaining)
+            guard connectTimeoutMilliseconds > 0 else {
+                throw .timedOut(endpoint: endpoint.description, operation: "connect", milliseconds: commandTimeoutMilliseconds)
+            }
+        }
         guard tokencache_hiredis_load() == 1 else {
             throw .unreachable(endpoint: endpoint.description, reason: "hiredis cannot be loaded: \(String(cString: tokencache_hiredis_failure()))")
         }
@@ -90,8 +101,9 @@ final class RedisConnection: @unchecked Sendable {
         try pipeline([arguments], operation: operation)[0]
     }
 
-    /// The deadline (``tc_redis_now_ms()``) of a call starting now: the command timeout from now.
-    var deadlineFromNow: Int64 { tc_redis_now_ms() + Int64(commandTimeoutMilliseconds) }
+    /// The deadline (``tc_redis_now_ms()``) of a round trip starting now: the store call's, else
+    /// the command timeout from now.
+    var deadlineFromNow: Int64 { callDeadline?.current ?? tc_redis_now_ms() + Int64(commandTimeoutMilliseconds) }
 
     /// Sends the commands in one write and reads their replies in order (one round trip), all by
     /// `deadline` (default: the command timeout from now).

@@ -19,6 +19,9 @@ public enum RedisError: Error, Sendable, CustomStringConvertible, Equatable {
     /// The cluster cannot serve the key's slot now (`CLUSTERDOWN`, a master without a replica down,
     /// or redirections that do not settle).
     case clusterUnavailable(endpoint: String, reason: String)
+    /// A commit was written on the master, but fewer replicas than the store spec's `wait=N`
+    /// confirmed it in time: it is visible now and may or may not survive a failover.
+    case notReplicated(endpoint: String, acknowledged: Int, required: Int)
     /// A batch that spans partitions failed after some partitions were committed: those stay
     /// committed, the others are unchanged. Running the same batch again converges.
     case partiallyApplied(committedPartitions: Int, of: Int, cause: String)
@@ -49,6 +52,9 @@ public enum RedisError: Error, Sendable, CustomStringConvertible, Equatable {
             return "Redis at \(endpoint) answered \(operation) with \(got), which that command cannot return"
         case .clusterUnavailable(let endpoint, let reason):
             return "the Redis Cluster (via \(endpoint)) cannot serve the request: \(reason)"
+        case .notReplicated(let endpoint, let acknowledged, let required):
+            return "the write was committed on the Redis master at \(endpoint), but only \(acknowledged) of the \(required) "
+                + "replicas wait=\(required) asks for confirmed it within the timeout: it may or may not survive a failover"
         case .partiallyApplied(let committed, let total, let cause):
             return "the batch was applied to \(committed) of its \(total) partitions before failing (\(cause)); "
                 + "those partitions are committed, the rest unchanged; running it again completes it"
@@ -73,7 +79,7 @@ public enum RedisError: Error, Sendable, CustomStringConvertible, Equatable {
 extension RedisError: CategorizedError {
     public var category: ErrorCategory {
         switch self {
-        case .refused, .unreachable, .timedOut, .connectionLost, .clusterUnavailable, .keyUnavailable: .unavailable
+        case .refused, .unreachable, .timedOut, .connectionLost, .clusterUnavailable, .notReplicated, .keyUnavailable: .unavailable
         case .authenticationFailed: .permission
         case .server, .unexpectedReply, .partiallyApplied: .internal
         case .invalidSpecification: .badInput
@@ -86,6 +92,7 @@ extension RedisError: CategorizedError {
         case .refused, .unreachable, .connectionLost, .timedOut:
             "check that the Redis server runs and is reachable at that address (hiredis 0.14 has no TLS: use a TLS proxy on loopback)"
         case .clusterUnavailable: "wait for the cluster to cover every slot again"
+        case .notReplicated: "check the master's replicas (INFO replication); saving again writes the same data"
         case .partiallyApplied: "run the same batch again: it converges"
         case .authenticationFailed: "give the right user and password (in the store specification or TOKENCACHE_REDIS_PASSWORD)"
         default: nil

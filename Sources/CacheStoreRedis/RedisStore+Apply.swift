@@ -9,7 +9,11 @@ extension RedisStore {
     public func apply(_ batch: [StoreOperation]) throws -> BatchResult {
         try accessGroups.check(batch)
         for case .save(let item) in batch { try StoreLimits.check(item, maximumDataSize: maximumDataSize) }
-        return try state.withLock { state throws in try apply(batch, &state) }
+        return try state.withLock { state throws in
+            let result = try apply(batch, &state)
+            try state.router.checkReplication()
+            return result
+        }
     }
 
     /// The partitions the batch touches, in the order it first touches them, each with its

@@ -26,7 +26,12 @@ extension RedisStore {
         }
         for _ in 0..<200 {
             if standalone {
-                if let result = try state.withLock({ state throws in try watchedAttempt(plan, &state) }) { return result }
+                let result = try state.withLock { state throws in
+                    let result = try watchedAttempt(plan, &state)
+                    try state.router.checkReplication()
+                    return result
+                }
+                if let result { return result }
             } else {
                 let stamp = try changeStamp()
                 let batch = try plan(stamp) { try allItems() }

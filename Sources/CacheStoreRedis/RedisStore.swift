@@ -20,6 +20,11 @@ import Foundation
 /// idempotent, so running the batch again converges. A full read retries until the store's revision
 /// is the same before and after it, so on a standalone server it sees whole batches only.
 ///
+/// **Timeouts and failover.** Each call has one deadline, the configured timeout, for all its round
+/// trips and retries (``RedisCallDeadline``). In a cluster a call that meets a failover reads the
+/// slot map again and retries within it (``RedisRouter``). With `wait=N` a write call also needs N
+/// replicas to confirm its writes, else fails with ``RedisError/notReplicated(endpoint:acknowledged:required:)``.
+///
 /// **Invalidation.** With tracking (the default), other processes' changes are pushed to this one
 /// (``RedisTracking``): ``changeStamp()`` and partition reads are then answered from memory until a
 /// change arrives. Without it, or while it is broken, every call revalidates with the server.
@@ -58,7 +63,7 @@ public final class RedisStore: ItemStore {
         }
     }
 
-    let state: StateLock<State>
+    let state: CallLock
     /// Tests inject failures here: called before each partition commit with its index in the batch.
     let faultInjection = StateLock<(@Sendable (Int) throws -> Void)?>(nil)
 
@@ -88,7 +93,7 @@ public final class RedisStore: ItemStore {
             self.tracking = nil
             self.trackingUnretained = nil
         }
-        self.state = StateLock(State(router: router))
+        self.state = CallLock(State(router: router))
         try state.withLock { state throws(RedisError) in
             for endpoint in try state.router.masters() { _ = try state.router.connection(endpoint) }
             try markNewGroupsComplete(&state)

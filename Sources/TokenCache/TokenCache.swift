@@ -167,6 +167,12 @@ public final class TokenCache: Sendable {
                 state.revision = revision
             }
             backfillLookupKeysIfNeeded()
+            if index.holdsEntriesToFile {
+                // MSAL ObjC's per-app item of a store written before per-account items, or imported:
+                // its entries move to their accounts' partitions (once; many processes may race,
+                // each planning under the store's write lock). A failure is retried on the next read.
+                _ = try? store.fileAccountMetadata()
+            }
         }
         if !index.tombstones.isEmpty {
             // MSAL deletes tombstoned credentials when it meets them; so do we. A failure here only

@@ -29,6 +29,10 @@ public enum RedactionAllowList {
         "account_metadata_map", "sign_in_state", "athority_map", "authority_map",
     ]
 
+    /// An account's own sign-in state for one app (tokencache's type 9001): an account-metadata entry
+    /// and its environment.
+    public static let accountSignIn: Set<String> = accountMetadata.union(["environment"])
+
     /// Legacy ADAL keyed archives (`ADTokenCacheStoreItem` and its kin), and their `userInformation`.
     public static let adalItem: Set<String> = [
         "$class", "authority", "resource", "clientId", "accessTokenType", "expiresOn", "familyId", "cachedAt",
@@ -43,6 +47,7 @@ public enum RedactionAllowList {
         case .some(1000...1099): return account
         case .some(ItemTypeCode.appMetadata): return appMetadata
         case .some(ItemTypeCode.accountMetadata): return accountMetadata
+        case .some(ItemTypeCode.accountSignIn): return accountSignIn
         default:
             // An item without a known type code (a file's entry): its own fields say what it is.
             if payload["credential_type"] != nil { return credential }

@@ -60,7 +60,10 @@ public struct CacheInterchange: Sendable {
     ) throws -> ImportReport {
         let decoded = try ImportDecoder.decode(data, source: source, format: format, accessGroup: accessGroup, progress: progress)
         beforeWrite?(decoded.items.count)
-        let result = decoded.items.isEmpty ? BatchResult() : try store.applyKeepingLookupKeys(decoded.items.map(StoreOperation.save))
+        let replaced = try signInsReplaced(by: decoded.items)
+        let result = decoded.items.isEmpty ? BatchResult() : try store.applyKeepingLookupKeys(replaced + decoded.items.map(StoreOperation.save))
+        // An imported 5001 item's entries go to their accounts' partitions, as the engine files them.
+        if decoded.items.contains(where: { $0.type == ItemTypeCode.accountMetadata }) { try store.fileAccountMetadata() }
         return ImportReport(
             format: decoded.format, entries: decoded.entries, imported: decoded.items.count,
             added: result.added, replaced: result.replaced, skipped: decoded.skipped, adjusted: decoded.adjusted)
@@ -93,7 +96,8 @@ public struct CacheInterchange: Sendable {
         case .msalJSON:
             return try MSALJSONWriter.document(for: items, mergingInto: existing, source: source)
         case .keychainItems:
-            return (KeychainItemsFormat.encode(items), ExportReport(exported: items.count))
+            let exported = Self.foldingAccountMetadata(items)
+            return (KeychainItemsFormat.encode(exported), ExportReport(exported: exported.count))
         case .adalV3:
             let (entries, skipped) = ADALExport.entries(for: items)
             return (ADALNetV3Blob.write(entries), ExportReport(exported: entries.count, skipped: skipped))

@@ -62,6 +62,26 @@ public struct AccountMetadata: SchemaItem {
         /// → request authority URL → authority URL actually used.
         public var authorityMap: [String: [String: String]]
 
+        /// The entry's object in `account_metadata_map`.
+        public var jsonObject: JSONObject {
+            var object = JSONObject()
+            object.set(Field.clientId, clientId)
+            object.set(Field.homeAccountId, homeAccountId)
+            object.set(Field.signInState, signInState.rawValue)
+            var authorityMap = JSONObject()
+            for (mapKey, urls) in self.authorityMap {
+                authorityMap[mapKey] = .object(JSONObject(urls.map { ($0.key, JSONValue.string($0.value)) }))
+            }
+            object[Field.authorityMap] = .object(authorityMap)
+            return object
+        }
+
+        /// Sets the sign-in state; signing out clears the URL maps, as `updateSignInState:` does.
+        public mutating func setSignInState(_ state: SignInState) {
+            signInState = state
+            if state == .signedOut { authorityMap = [:] }
+        }
+
         /// Creates an entry, signed in with no mappings by default.
         public init(clientId: String?, homeAccountId: String, signInState: SignInState = .signedIn, authorityMap: [String: [String: String]] = [:]) {
             self.clientId = clientId
@@ -101,8 +121,7 @@ public struct AccountMetadata: SchemaItem {
     /// account's URL maps, as `updateSignInState:` does.
     public mutating func setSignInState(_ state: SignInState, homeAccountId: String) {
         var entry = accounts[homeAccountId] ?? Entry(clientId: clientId, homeAccountId: homeAccountId, signInState: state)
-        entry.signInState = state
-        if state == .signedOut { entry.authorityMap = [:] }
+        entry.setSignInState(state)
         accounts[homeAccountId] = entry
     }
 
@@ -147,14 +166,17 @@ public struct AccountMetadata: SchemaItem {
     /// Where an account's entry is, for errors: `account_metadata_map.<homeAccountId>`.
     private static func path(_ homeAccountId: String) -> String { "\(Field.accountMetadataMap).\(homeAccountId)" }
 
-    private static func entry(_ object: JSONObject, homeAccountId: String) throws(SchemaError) -> Entry {
+    /// Reads one entry of `account_metadata_map` (`homeAccountId`: its map key, used when it has no
+    /// `home_account_id`); `prefix` is where it sits, for errors.
+    static func entry(_ object: JSONObject, homeAccountId: String, prefix: String? = nil) throws(SchemaError) -> Entry {
+        let path = prefix ?? Self.path(homeAccountId)
         var fields = PayloadFields(object)
         let clientId = try fields.string(Field.clientId)
         let storedHomeAccountId = try fields.string(Field.homeAccountId)
         let state = try fields.string(Field.signInState).flatMap(SignInState.init(rawValue:)) ?? .unknown
         var map: [String: [String: String]] = [:]
         for (mapKey, value) in try fields.object(Field.authorityMap) ?? JSONObject() {
-            func mapPath() -> String { "\(path(homeAccountId)).\(Field.authorityMap).\(mapKey)" }
+            func mapPath() -> String { "\(path.isEmpty ? "" : path + ".")\(Field.authorityMap).\(mapKey)" }
             guard case .object(let urls) = value else {
                 throw .invalidField(mapPath(), reason: "must be a JSON object of URL strings, found \(value.kindWithArticle)", item: nil)
             }
@@ -182,16 +204,7 @@ public struct AccountMetadata: SchemaItem {
         object.set(Field.principalAccountEnvironment, principalAccountEnvironment)
         var map = JSONObject()
         for (homeAccountId, entry) in accounts {
-            var entryObject = JSONObject()
-            entryObject.set(Field.clientId, entry.clientId)
-            entryObject.set(Field.homeAccountId, entry.homeAccountId)
-            entryObject.set(Field.signInState, entry.signInState.rawValue)
-            var authorityMap = JSONObject()
-            for (mapKey, urls) in entry.authorityMap {
-                authorityMap[mapKey] = .object(JSONObject(urls.map { ($0.key, JSONValue.string($0.value)) }))
-            }
-            entryObject[Field.authorityMap] = .object(authorityMap)
-            map[homeAccountId] = .object(entryObject)
+            map[homeAccountId] = .object(entry.jsonObject)
         }
         object[Field.accountMetadataMap] = .object(map)
         return object

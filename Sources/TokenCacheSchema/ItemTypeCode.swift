@@ -8,4 +8,7 @@ public enum ItemTypeCode {
     public static let appMetadata: UInt32 = 3001
     /// Account metadata, the per-client "authority map" item.
     public static let accountMetadata: UInt32 = 5001
+    /// tokencache's own, not MSAL's: one account's sign-in state and authority map for one client,
+    /// kept in the account's partition (``AccountSignIn``). No MSAL or ADAL library uses 9000...9999.
+    public static let accountSignIn: UInt32 = 9001
 }

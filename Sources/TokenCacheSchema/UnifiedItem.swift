@@ -9,7 +9,7 @@ import Foundation
 ///
 /// Recognition follows the `type` attribute: 2000...2009 credential, 1000...1004 account (MSAL.NET
 /// stores every account as 1003, so the code need not match `authority_type`), 3001 app metadata,
-/// 5001 account metadata. Items without a type are the other residents of a shared access group
+/// 5001 account metadata, 9001 an account's sign-in state (tokencache's own). Items without a type are the other residents of a shared access group
 /// (legacy ADAL tokens, the wipe record, the single-FRT switch, …) and are reported as ``other(_:)``
 /// without reading their payload.
 public enum UnifiedItem: Sendable, Hashable {
@@ -21,6 +21,8 @@ public enum UnifiedItem: Sendable, Hashable {
     case appMetadata(AppMetadata)
     /// Type 5001.
     case accountMetadata(AccountMetadata)
+    /// Type 9001, tokencache's own: one account's entry of the account metadata.
+    case accountSignIn(AccountSignIn)
     /// Not a unified item; its payload is not read.
     case other(OtherItemKind)
 
@@ -68,6 +70,8 @@ public enum UnifiedItem: Sendable, Hashable {
             self = .appMetadata(try AppMetadata(storeItem: item))
         } else if type == ItemTypeCode.accountMetadata {
             self = .accountMetadata(try AccountMetadata(storeItem: item))
+        } else if type == ItemTypeCode.accountSignIn {
+            self = .accountSignIn(try AccountSignIn(storeItem: item))
         } else {
             self = .other(.unknown)
         }
@@ -90,6 +94,7 @@ public enum UnifiedItem: Sendable, Hashable {
         case .account(let account): account.key
         case .appMetadata(let metadata): metadata.key
         case .accountMetadata(let metadata): metadata.key
+        case .accountSignIn(let signIn): signIn.key
         case .other: nil
         }
     }
@@ -101,6 +106,7 @@ public enum UnifiedItem: Sendable, Hashable {
         case .account(let account): try account.storeItem(accessGroup: accessGroup)
         case .appMetadata(let metadata): try metadata.storeItem(accessGroup: accessGroup)
         case .accountMetadata(let metadata): try metadata.storeItem(accessGroup: accessGroup)
+        case .accountSignIn(let signIn): try signIn.storeItem(accessGroup: accessGroup)
         case .other: nil
         }
     }

@@ -17,6 +17,8 @@ struct Accounts: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @OptionGroup var targeted: TargetedLoading
+
     @Option(help: "Only accounts signed in to this app (a refresh token of the app or its family, or account metadata).")
     var clientId: String?
 
@@ -33,7 +35,8 @@ struct Accounts: ParsableCommand {
     var json = false
 
     func run() throws {
-        let cache = try storeOptions.openCache()
+        // A question about one account reads only its partitions; a listing reads the whole store.
+        let cache = try storeOptions.openCache(loading: identifier == nil && username == nil ? .wholeStore : targeted.loading)
         let accounts: [CachedAccount] = try exitOnFailure {
             if let identifier {
                 let found = try cache.account(identifier: identifier, clientId: clientId, environment: environment)

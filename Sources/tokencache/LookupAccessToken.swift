@@ -20,6 +20,8 @@ struct LookupAccessToken: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @OptionGroup var targeted: TargetedLoading
+
     @OptionGroup var app: AppAccountOptions
 
     @Option(help: "The scopes, space-separated, e.g. \"User.Read Mail.Read\".")
@@ -47,7 +49,7 @@ struct LookupAccessToken: ParsableCommand {
     var revealSecrets = false
 
     func run() throws {
-        let cache = try storeOptions.openCache()
+        let cache = try storeOptions.openCache(loading: targeted.loading)
         let query = AccessTokenQuery(
             homeAccountId: app.account, environment: environment, realm: realm, clientId: app.clientId,
             scopes: scopes.split(separator: " ").map(String.init), tokenType: tokenType, keyId: keyId,

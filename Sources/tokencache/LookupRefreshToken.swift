@@ -16,6 +16,8 @@ struct LookupRefreshToken: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @OptionGroup var targeted: TargetedLoading
+
     @Option(help: "The app's client id.")
     var clientId: String
 
@@ -44,7 +46,7 @@ struct LookupRefreshToken: ParsableCommand {
     }
 
     func run() throws {
-        let cache = try storeOptions.openCache()
+        let cache = try storeOptions.openCache(loading: targeted.loading)
         let subject: RefreshTokenQuery.Subject = account.map { .homeAccountId($0) } ?? .username(username!)
         let query = RefreshTokenQuery(subject: subject, clientId: clientId, familyId: familyId, environment: environment)
         guard let found = try exitOnFailure({ try cache.refreshToken(query) }) else {

@@ -19,13 +19,15 @@ struct RemoveAccount: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @OptionGroup var targeted: TargetedLoading
+
     @OptionGroup var app: AppAccountOptions
 
     @Flag(help: "Remove the account's tokens for all apps and its account records.")
     var wipe = false
 
     func run() throws {
-        let cache = try storeOptions.openCache()
+        let cache = try storeOptions.openCache(loading: targeted.loading)
         let result = try exitOnFailure {
             wipe
                 ? try cache.wipeAccount(homeAccountId: app.account, clientId: app.clientId)
@@ -37,16 +39,12 @@ struct RemoveAccount: ParsableCommand {
     /// What happened, in the words of someone signing a user out: which tokens went, what stays and
     /// why `dump` may show a new item (the sign-out state and the wipe record are written, not deleted).
     static func summary(_ result: RemovalResult, account: String, clientId: String, wipe: Bool) -> String {
-        var counts: [(noun: String, count: Int)] = []
+        // In a fixed order of kinds: the order items were deleted in follows how the store was read.
+        var counts = kinds.map { (noun: $0, count: 0) }
         for identity in result.deleted {
-            let noun = kind(of: identity.type)
-            if let index = counts.firstIndex(where: { $0.noun == noun }) {
-                counts[index].count += 1
-            } else {
-                counts.append((noun, 1))
-            }
+            counts[counts.firstIndex { $0.noun == kind(of: identity.type) }!].count += 1
         }
-        let deleted = counts.map { "\($0.count) \($0.noun)\($0.count == 1 ? "" : "s")" }
+        let deleted = counts.filter { $0.count > 0 }.map { "\($0.count) \($0.noun)\($0.count == 1 ? "" : "s")" }
         let list = deleted.count > 1 ? deleted.dropLast().joined(separator: ", ") + " and " + deleted.last! : deleted.first ?? ""
         var text: String
         if wipe {
@@ -66,6 +64,9 @@ struct RemoveAccount: ParsableCommand {
         }
         return text
     }
+
+    /// What `kind(of:)` calls items, in the order the summary counts them.
+    private static let kinds = ["access token", "refresh token", "ID token", "account record", "ADAL token", "item"]
 
     private static func kind(of type: UInt32?) -> String {
         guard let type else { return "ADAL token" }

@@ -44,9 +44,10 @@ struct StoreOptions: ParsableArguments {
         return try resolvingArguments { try environment.accessGroups(flags: accessGroups) }.primary
     }
 
-    /// Opens the store and the engine over it.
-    func openCache() throws -> TokenCache {
+    /// Opens the store and the engine over it, keeping the whole store in memory or, for a question
+    /// about one account, only the partitions it needs (see ``TargetedLoading``).
+    func openCache(loading: TokenCache.Configuration.Loading = .wholeStore) throws -> TokenCache {
         let store = try open()
-        return try exitOnFailure { try TokenCache(store: store) }
+        return try exitOnFailure { try TokenCache(store: store, configuration: TokenCache.Configuration(loading: loading)) }
     }
 }

@@ -15,9 +15,9 @@ final class PrivateRedis: @unchecked Sendable {
             || FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server")
     }
 
-    /// Starts `count` servers (a cluster when `cluster`), persisting to an append-only file when
-    /// `persistent` so that a restart keeps the data.
-    init(count: Int = 1, cluster: Bool = false, persistent: Bool = false) throws {
+    /// Starts `count` servers (a cluster when `cluster`, with `replicas` replicas per master),
+    /// persisting to an append-only file when `persistent` so that a restart keeps the data.
+    init(count: Int = 1, cluster: Bool = false, replicas: Int = 0, persistent: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.persistent = persistent
@@ -34,7 +34,7 @@ final class PrivateRedis: @unchecked Sendable {
         if cluster {
             let create = Process()
             create.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
-            create.arguments = ["--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + ["--cluster-replicas", "0", "--cluster-yes"]
+            create.arguments = ["--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + ["--cluster-replicas", String(replicas), "--cluster-yes"]
             create.standardOutput = FileHandle.nullDevice
             create.standardError = FileHandle.nullDevice
             try create.run()
@@ -47,7 +47,31 @@ final class PrivateRedis: @unchecked Sendable {
                     return info.contains("cluster_state:ok")
                 }
             }
+            // Each master's replicas are connected and in sync (a WAIT can be answered).
+            for port in ports where replicas > 0 {
+                try Self.waitUntil("the replicas are in sync") {
+                    guard let info = Self.info(port, "replication") else { return false }
+                    if info.contains("role:slave") { return info.contains("master_link_status:up") }
+                    return info.contains("connected_slaves:\(replicas)")
+                }
+            }
         }
+    }
+
+    /// `cluster_state` in `CLUSTER INFO` of the node on `port` (`ok`, `fail`), nil when it does not answer.
+    static func clusterState(_ port: Int) -> String? {
+        guard let connection = try? RedisConnection(.tcp(host: "127.0.0.1", port: port), connectTimeoutMilliseconds: 500, commandTimeoutMilliseconds: 500),
+            let info = try? connection.command(["CLUSTER", "INFO"]).text,
+            let line = info.split(separator: "\r\n").first(where: { $0.hasPrefix("cluster_state:") })
+        else { return nil }
+        return String(line.dropFirst("cluster_state:".count))
+    }
+
+    /// `INFO section` of the server on `port`, nil when it does not answer.
+    static func info(_ port: Int, _ section: String) -> String? {
+        guard let connection = try? RedisConnection(.tcp(host: "127.0.0.1", port: port), connectTimeoutMilliseconds: 500, commandTimeoutMilliseconds: 500)
+        else { return nil }
+        return try? connection.command(["INFO", section]).text
     }
 
     deinit {
@@ -78,9 +102,10 @@ final class PrivateRedis: @unchecked Sendable {
         processes[index] = process
     }
 
-    /// Restarts a stopped server on the same port and waits until it answers.
-    func restart(_ index: Int = 0) throws {
-        try start(index)
+    /// Restarts a stopped server on the same port (a cluster node with its nodes.conf: it rejoins)
+    /// and waits until it answers.
+    func restart(_ index: Int = 0, cluster: Bool = false) throws {
+        try start(index, cluster: cluster)
         try Self.waitUntil("redis-server restarted") { Self.ping(self.ports[index]) }
     }
 

@@ -37,6 +37,15 @@ struct RedisConfigurationTests {
         #expect(throws: RedisError.self) { try RedisConfiguration(parsing: "redis+unix:///run/%FF.sock") }
     }
 
+    @Test func waitNamesTheReplicasEachCommitNeedsAndIsShownWhenSet() throws {
+        #expect(try RedisConfiguration(parsing: "redis://127.0.0.1").replicasToWait == 0)
+        let waiting = try RedisConfiguration(parsing: "redis://127.0.0.1:7000?wait=2&timeout=800")
+        #expect(waiting.replicasToWait == 2)
+        #expect(waiting.description == "redis://127.0.0.1:7000?timeout=800&wait=2")
+        #expect(try RedisConfiguration(parsing: waiting.description) == waiting)
+        #expect(try RedisConfiguration(parsing: "redis://127.0.0.1?wait=0").description == "redis://127.0.0.1:6379")
+    }
+
     @Test func passwordFromEnvironmentWhenTheSpecHasNone() throws {
         let configuration = try RedisConfiguration(parsing: "redis://localhost:6379")
         #expect(configuration.resolvedPassword(environment: ["TOKENCACHE_REDIS_PASSWORD": "pw"]) == "pw")
@@ -47,6 +56,7 @@ struct RedisConfigurationTests {
     @Test(arguments: [
         "redis://", "redis://host:0", "redis://host/x", "redis://host?prefix=a{b}", "redis://host?key=vault",
         "redis://host?timeout=-1", "redis://host?lifetime=soon", "redis://host?color=blue", "redis+unix://relative",
+        "redis://host?wait=-1", "redis://host?wait=two", "redis://host?wait=101",
     ])
     func malformedSpecsAreRefusedWithoutThePassword(spec: String) {
         #expect(throws: RedisError.self) { try RedisConfiguration(parsing: spec) }

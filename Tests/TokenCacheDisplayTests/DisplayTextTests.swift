@@ -13,6 +13,12 @@ struct DisplayTextTests {
         #expect(lines == "one\ntwo\\u{1b}")
     }
 
+    @Test func keptLineBreaksAloneLeaveTheTextAsItIsAndAreEscapedOtherwise() {
+        let text = "tenant (home)\n\tuser@contoso.com, \u{e9}t\u{e9}\n"
+        #expect(DisplayText.escaped(text, keepingLineBreaks: true) == text)
+        #expect(DisplayText.escaped(text) == "tenant (home)\\u{a}\\u{9}user@contoso.com, \u{e9}t\u{e9}\\u{a}")
+    }
+
     @Test func jsonStaysJSONAndMeansTheSame() throws {
         let json = "\"x\u{9B}y\u{202E}z\u{7F}\""
         let safe = DisplayText.jsonSafe(json)

@@ -25,6 +25,23 @@ private let group = "com.microsoft.adalcache"
         #expect(revealed["payload"]?.objectValue?["secret"] == "RT-SECRET-1234")
     }
 
+    /// An account's own sign-in state (tokencache's type 9001) shows as the account-metadata entry it
+    /// holds, with its environment; anything else in it is redacted.
+    @Test func anAccountsSignInStateIsShown() throws {
+        let entry = AccountMetadata.Entry(
+            clientId: "c", homeAccountId: "uid.utid", signInState: .signedIn,
+            authorityMap: [AccountMetadata.urlMapKey: ["https://login.microsoftonline.com/common": "https://login.microsoftonline.com/utid"]])
+        var item = try AccountSignIn(entry: entry, environment: "login.windows.net").storeItem(accessGroup: group)
+        var payload = try #require(try JSONValue.parse(item.data).objectValue)
+        payload["refresh_token"] = "RT-SECRET"
+        item.data = JSONValue.object(payload).serialized()
+        let shown = try #require(PayloadView.object(for: item, revealSecrets: false)["payload"]?.objectValue)
+        #expect(shown["sign_in_state"] == "signed_in")
+        #expect(shown["environment"] == "login.windows.net")
+        #expect(shown["athority_map"]?.objectValue?[AccountMetadata.urlMapKey] == ["https://login.microsoftonline.com/common": "https://login.microsoftonline.com/utid"])
+        #expect(shown["refresh_token"]?.stringValue?.hasPrefix("<redacted") == true)
+    }
+
     @Test func nonJSONPayloadsAndBinaryGenerics() throws {
         let item = StoreItem(accessGroup: group, account: "a", service: "s", generic: Data([0xFF, 0xFE]), data: Data("bplist00\u{0}".utf8))
         let hidden = PayloadView.object(for: item, revealSecrets: false)

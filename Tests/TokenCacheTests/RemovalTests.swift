@@ -57,9 +57,9 @@ import Testing
         try fixture.save(TokenResponses.aad(foci: "1"), clientId: IDs.appB)
         try fixture.cache.removeAccount(homeAccountId: IDs.home, clientId: IDs.appA)
 
-        let metadata = try fixture.item(account: "authority_map", service: IDs.appA, type: 5001)
-        let entry = try #require(try payload(metadata)["account_metadata_map"]?.objectValue?[IDs.home]?.objectValue)
-        #expect(entry["sign_in_state"]?.stringValue == "signed_out")
+        let own = try fixture.item(account: "\(IDs.home)-login.windows.net", service: IDs.appA, type: 9001)
+        #expect(try payload(own)["sign_in_state"]?.stringValue == "signed_out")
+        #expect(try fixture.items(type: 5001).isEmpty)
         // B's family copy remains, yet A no longer lists the account; B still does.
         #expect(try fixture.cache.familyRefreshToken(homeAccountId: IDs.home, clientId: IDs.appA) != nil)
         #expect(try fixture.cache.accounts(clientId: IDs.appA).isEmpty)

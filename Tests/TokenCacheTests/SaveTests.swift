@@ -20,11 +20,13 @@ import Testing
 
     // MARK: - One AAD response, every item
 
-    @Test func aadResponseWritesExactlyTheSixItemsMSALObjCWrites() throws {
+    /// MSAL ObjC's five and the account's sign-in state, which tokencache keeps in the account's
+    /// partition (type 9001) instead of MSAL ObjC's per-app item (5001).
+    @Test func aadResponseWritesTheFiveItemsMSALObjCWritesAndTheSignInState() throws {
         try fixture.save()
         let items = try fixture.allItems()
         #expect(items.count == 6)
-        #expect(Set(items.map(\.type)) == [2001, 2002, 2003, 1003, 3001, 5001])
+        #expect(Set(items.map(\.type)) == [2001, 2002, 2003, 1003, 3001, 9001])
         #expect(items.allSatisfy { $0.accessGroup == IDs.group })
     }
 
@@ -101,16 +103,17 @@ import Testing
         ])
     }
 
-    @Test func accountMetadataMarksTheAccountSignedIn() throws {
+    @Test func theAccountsOwnItemMarksItSignedIn() throws {
         try fixture.save()
-        let item = try fixture.item(account: "authority_map", service: IDs.appA, type: 5001)
+        let item = try fixture.item(account: userAccount, service: IDs.appA, type: 9001)
         #expect(item.generic == nil)
-        let json = try payload(item)
-        #expect(json["client_id"]?.stringValue == IDs.appA)
-        let entry = try #require(json["account_metadata_map"]?.objectValue?[IDs.home]?.objectValue)
-        #expect(entry["sign_in_state"]?.stringValue == "signed_in")
-        #expect(entry["home_account_id"]?.stringValue == IDs.home)
-        #expect(entry["client_id"]?.stringValue == IDs.appA)
+        var members = try payload(item)
+        #expect(members["athority_map"]?.objectValue?.isEmpty == true)
+        members["athority_map"] = nil
+        #expect(try stringMembers(members) == [
+            "client_id": IDs.appA, "home_account_id": IDs.home, "sign_in_state": "signed_in", "environment": "login.windows.net",
+        ])
+        #expect(try fixture.items(type: 5001).isEmpty, "no item every account of the app shares")
     }
 
     @Test func everyTimestampIsAJSONString() throws {
@@ -133,7 +136,7 @@ import Testing
         let environments = try fixture.allItems().compactMap { item -> String? in
             item.type == 5001 ? nil : (try? payload(item))?["environment"]?.stringValue
         }
-        #expect(environments.count == 5)
+        #expect(environments.count == 6)
         #expect(Set(environments) == ["login.windows.net"])
     }
 

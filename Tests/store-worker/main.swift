@@ -4,6 +4,15 @@
 //   store-worker read PATH GROUP STOPFILE          queries until STOPFILE exists; counts never shrink
 //   store-worker batches PATH GROUP SIZE           batch after batch of SIZE items; prints "committed K"
 //   store-worker save PATH GROUP ACCOUNT SERVICE   saves one item, prints "saved"
+//   store-worker churn PATH GROUP WORKER STOPFILE  until STOPFILE exists: saves batch I (three items
+//                                                  in partition wWORKER-I), then looks up batch I-1;
+//                                                  prints "save RESULT I START_MS DURATION_MS" and
+//                                                  "lookup RESULT I START_MS DURATION_MS", RESULT being
+//                                                  ok, partial (a lookup found 1 or 2 of the 3 items)
+//                                                  or the error's category (spaces as -); then "stopped I"
+//   store-worker wait-cost SPEC GROUP COUNT        COUNT single-item saves through two stores on SPEC,
+//                                                  one with wait=0 and one with wait=1, alternately;
+//                                                  prints "median W0_US W1_US" (µs per save)
 //   store-worker follow PATH GROUP STOPFILE        keeps a copy of the store by catching up by partition
 //                                                  until STOPFILE exists, then checks it against a full
 //                                                  read; prints "consistent ITEMS rounds N"
@@ -67,6 +76,27 @@ do {
             say("refused \(ErrorCategory(of: error)): \(error)")
         }
         exit(0)
+    case "wait-cost":
+        // Alternating, so that the machine's load drifts the same way for both; medians.
+        let count = Int(arguments[4])!
+        let stores = try [0, 1].map { wait in
+            var configuration = try RedisConfiguration(parsing: path)
+            configuration.prefix += "-wait\(wait)"
+            configuration.replicasToWait = wait
+            return try RedisStore(configuration: configuration, accessGroups: try AccessGroups([group]))
+        }
+        var micros: [[Double]] = [[], []]
+        for index in 0..<count {
+            for (wait, store) in stores.enumerated() {
+                let started = ContinuousClock.now
+                try store.save(StoreItem(accessGroup: group, account: "a\(index % 50)", service: "s\(index)", type: 2001, data: Data("x".utf8)))
+                let elapsed = (ContinuousClock.now - started).components
+                micros[wait].append(Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12)
+            }
+        }
+        let medians = micros.map { $0.sorted()[$0.count / 2] }
+        say("median \(Int(medians[0])) \(Int(medians[1]))")
+        exit(0)
     default:
         break
     }
@@ -112,6 +142,37 @@ do {
         try store.save(StoreItem(
             accessGroup: group, account: arguments[4], service: arguments[5], type: 2001, data: Data("x".utf8)))
         say("saved")
+    case "churn":
+        let worker = arguments[4]
+        let stopFile = arguments[5]
+        func now() -> Int { Int(Date().timeIntervalSince1970 * 1000) }
+        func batch(_ index: Int) -> [StoreItem] {
+            ["at", "rt", "id"].map { service in
+                StoreItem(accessGroup: group, account: "w\(worker)-\(index)", service: service, generic: Data("g".utf8),
+                          type: 2001, data: Data("w\(worker)-\(index) \(service)".utf8))
+            }
+        }
+        var index = 0
+        while !FileManager.default.fileExists(atPath: stopFile) {
+            var started = now()
+            do {
+                try store.save(batch(index))
+                say("save ok \(index) \(started) \(now() - started)")
+            } catch {
+                say("save \(String(describing: ErrorCategory(of: error)).replacingOccurrences(of: " ", with: "-")) \(index) \(started) \(now() - started)")
+            }
+            if index > 0 {
+                started = now()
+                do {
+                    let found = try store.items(matching: ItemQuery(accessGroup: group, account: "w\(worker)-\(index - 1)")).count
+                    say("lookup \(found == 0 || found == 3 ? "ok" : "partial") \(index - 1) \(started) \(now() - started)")
+                } catch {
+                    say("lookup \(String(describing: ErrorCategory(of: error)).replacingOccurrences(of: " ", with: "-")) \(index - 1) \(started) \(now() - started)")
+                }
+            }
+            index += 1
+        }
+        say("stopped \(index)")
     case "follow":
         let stopFile = arguments[4]
         guard let tracking = store as? any PartitionTrackingStore, var revision = try tracking.partitionChanges(since: nil)?.revision else { fail("the store tells no partition changes") }

@@ -1,4 +1,9 @@
 import CacheStore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import TokenCacheSchema
 
 /// Partition loading mode (``TokenCache/Configuration/Loading/partitions(limit:)``): the index holds
@@ -55,8 +60,9 @@ extension TokenCache {
         let (current, revision, epoch, loaded) = state.withLock { ($0.stamp, $0.revision, $0.loaded.epoch, $0.loaded.partitions) }
         if current == stamp { return epoch }
         if current != nil, let revision, let changes = try (store as? any PartitionTrackingStore)?.partitionChanges(since: revision) {
-            let changed = Array(Set(changes.partitions).filter { loaded[$0] != nil })
-            let reads = zip(changed, try changed.isEmpty ? [] : store.readPartitions(changed).map(\.items))
+            var seen = Set<PartitionID>()
+            let changed = changes.partitions.filter { loaded[$0] != nil && seen.insert($0).inserted }
+            let reads = Self.inStoreOrder(zip(changed, try changed.isEmpty ? [] : store.readPartitions(changed).map(\.items)))
             return state.withLock { state in
                 // Another thread revalidated meanwhile: its index is at least as new.
                 guard state.loaded.epoch == epoch else { return state.loaded.epoch }
@@ -86,10 +92,12 @@ extension TokenCache {
     /// Reads the partitions of `partitions` the index lacks and adds them, unless the index was
     /// revalidated since `epoch` (then `false`: the reads may predate what it holds).
     private func ensureLoaded(_ partitions: [PartitionID], epoch: UInt64) throws -> Bool {
-        let missing = state.withLock { state in partitions.filter { state.loaded.partitions[$0] == nil } }
+        var seen = Set<PartitionID>()
+        let wanted = state.withLock { state in
+            partitions.filter { state.loaded.partitions[$0] == nil && store.accessGroups.contains($0.accessGroup) && seen.insert($0).inserted }
+        }
         // One batched read: a store over a network answers every partition in one round trip.
-        let wanted = Array(Set(missing).filter { store.accessGroups.contains($0.accessGroup) })
-        let reads = zip(wanted, try wanted.isEmpty ? [] : store.readPartitions(wanted).map(\.items))
+        let reads = Self.inStoreOrder(zip(wanted, try wanted.isEmpty ? [] : store.readPartitions(wanted).map(\.items)))
         return state.withLock { state in
             guard state.loaded.epoch == epoch else { return false }
             for (partition, items) in reads where state.loaded.partitions[partition] == nil {
@@ -97,6 +105,17 @@ extension TokenCache {
             }
             return true
         }
+    }
+
+    /// Partitions read together, in the order their items were first added to the store (by their
+    /// earliest creation date; in the order asked where the store records none), so that they are
+    /// indexed in the order a whole read would have met them: answers that take the first of several
+    /// matches (an account by a username two accounts share) do not depend on the order asked.
+    static func inStoreOrder<Reads: Sequence>(_ reads: Reads) -> [(PartitionID, [StoreItem])] where Reads.Element == (PartitionID, [StoreItem]) {
+        reads.enumerated()
+            .map { (position: $0.offset, created: $0.element.1.lazy.compactMap(\.created).min() ?? .distantFuture, read: $0.element) }
+            .sorted { ($0.created, $0.position) < ($1.created, $1.position) }
+            .map(\.read)
     }
 
     /// Loads what `need` names and evicts down to `limit`; returns the partitions to mark as used
@@ -136,14 +155,19 @@ extension TokenCache {
         switch need {
         case .homeAccount(let id, let environment, let legacy, let metadata):
             let home = ItemKey.normalized(id)
-            let hosts = hosts(environment)
+            // Legacy entries are found by the account's usernames, which its records in any
+            // environment may hold.
+            let hosts = hosts(legacy ? nil : environment)
             var accounts = hosts.map { home + "-" + $0 }
             if metadata { accounts += hosts + [AccountMetadata.keyAccount] }
             if legacy { accounts.append("") }
-            return groups.flatMap { group in accounts.map { PartitionID(accessGroup: group, account: $0) } }
+            let named = groups.flatMap { group in accounts.map { PartitionID(accessGroup: group, account: $0) } }
+            guard environment == nil || legacy else { return named }
+            return named + (try foundPartitions(ofHome: home, legacy: legacy, appMetadata: metadata))
         case .username(let username):
             let legacy = LegacyCacheKey(authority: "", resource: nil, clientId: "", userId: username).account
-            var partitions = groups.flatMap { group in [legacy, "", AccountMetadata.keyAccount].map { PartitionID(accessGroup: group, account: $0) } }
+            // The app metadata too: which family signs a legacy-only account in to an app.
+            var partitions = groups.flatMap { group in ([legacy, "", AccountMetadata.keyAccount] + everyKnownHost).map { PartitionID(accessGroup: group, account: $0) } }
             if let found = try store.lookupKeyIndex?.partitions(withLookupKey: LookupKey.username(username)) {
                 partitions += found
             } else {

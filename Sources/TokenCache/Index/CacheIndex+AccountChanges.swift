@@ -42,6 +42,8 @@ extension CacheIndex {
                 if !probe.signInStates.contains(where: { $0.clientId == metadata.clientId }) {
                     probe.signInStates.append((metadata.clientId, accountMetadata[metadata.clientId]?.metadata.accounts ?? [:]))
                 }
+            case .accountSignIn(let signIn):
+                probe.homes.insert(signIn.signIn.homeAccountKey)
             case .legacyToken, .tombstone, .unreadable, .other:
                 // Legacy accounts are worked out on each listing; the rest lists no account.
                 break

@@ -64,6 +64,15 @@ extension CacheIndex {
             return .appMetadata(IndexedAppMetadata(metadata, identity: identity, sequence: sequence))
         case .accountMetadata(let metadata):
             return .accountMetadata(metadata)
+        case .accountSignIn(let signIn):
+            // Found through its partition, as access tokens are: one stored under another account
+            // would be found or not depending on which partitions were loaded.
+            guard signIn.key.account == identity.account, signIn.clientId == identity.service else {
+                return .unreadable(.invalidField(
+                    "home_account_id", reason: "and environment do not make the item's account attribute, or client_id is not its service",
+                    item: ItemReference(item)))
+            }
+            return .accountSignIn(IndexedAccountSignIn(signIn, identity: identity, sequence: sequence))
         case .other(.legacyADAL):
             let legacy: LegacyTokenCacheItem
             do {

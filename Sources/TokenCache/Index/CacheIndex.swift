@@ -22,6 +22,7 @@ struct CacheIndex: Sendable {
         case account(IndexedAccount)
         case appMetadata(IndexedAppMetadata)
         indirect case accountMetadata(AccountMetadata)
+        case accountSignIn(IndexedAccountSignIn)
         case legacyToken(IndexedLegacyToken)
         case tombstone
         indirect case unreadable(SchemaError)
@@ -44,6 +45,9 @@ struct CacheIndex: Sendable {
     private(set) var appMetadata: [String: [IndexedAppMetadata]] = [:]
     /// Account metadata (the authority map) by client id as stored, with where it is stored.
     private(set) var accountMetadata: [String: (metadata: AccountMetadata, identity: ItemIdentity)] = [:]
+    /// Each account's own sign-in items (``AccountSignIn``), by client id as stored and normalized
+    /// home account id; they override the entries of ``accountMetadata``.
+    private(set) var accountSignIns: [SignInKey: [IndexedAccountSignIn]] = [:]
     /// Legacy ADAL tokens by normalized user id (the displayable id their account attribute encodes).
     private(set) var legacyTokensByUser: [String: [IndexedLegacyToken]] = [:]
     /// Tombstoned credentials: to be deleted, never returned.
@@ -308,6 +312,8 @@ struct CacheIndex: Sendable {
             place(metadata, in: &appMetadata, at: metadata.clientId)
         case .accountMetadata(let metadata):
             accountMetadata[metadata.clientId] = (metadata, identity())
+        case .accountSignIn(let signIn):
+            place(signIn, in: &accountSignIns, at: SignInKey(clientId: signIn.signIn.clientId, home: signIn.signIn.homeAccountKey))
         case .legacyToken(let token):
             place(token, in: &legacyTokensByUser, at: token.userId)
         case .tombstone:
@@ -351,6 +357,8 @@ struct CacheIndex: Sendable {
             appMetadata.removeAll(under: metadata.clientId) { $0.identity == identity }
         case .accountMetadata(let metadata):
             if accountMetadata[metadata.clientId]?.identity == identity { accountMetadata[metadata.clientId] = nil }
+        case .accountSignIn(let signIn):
+            accountSignIns.removeAll(under: SignInKey(clientId: signIn.signIn.clientId, home: signIn.signIn.homeAccountKey)) { $0.identity == identity }
         case .legacyToken(let token):
             legacyTokensByUser.removeAll(under: token.userId) { $0.identity == identity }
         case .tombstone:

@@ -125,13 +125,13 @@ extension TokenCache {
             let home = token.homeAccountId
             if !home.isEmpty {
                 if knownHomes.contains(home) { continue }
-                if let clientId, index.accountMetadata[clientId]?.metadata.accounts[home]?.signInState == .signedOut { continue }
+                if let clientId, index.signInEntry(clientId: clientId, home: home)?.signInState == .signedOut { continue }
             } else {
                 if knownUsers.contains(token.userId) { continue }
                 // An entry without a home account id is hidden when its user's unified account is
                 // signed out of this app.
                 if let clientId, index.accountsByUsername[token.userId]?.contains(where: {
-                    index.accountMetadata[clientId]?.metadata.accounts[$0.homeAccountId]?.signInState == .signedOut
+                    index.signInEntry(clientId: clientId, home: $0.homeAccountId)?.signInState == .signedOut
                 }) == true { continue }
             }
             let claims = token.claims
@@ -174,8 +174,8 @@ extension TokenCache {
     struct AccountScope {
         /// The app, normalized; `nil` for every app.
         let client: String?
-        /// The app's account metadata: each account's sign-in state.
-        let signInStates: [String: AccountMetadata.Entry]?
+        /// The app as given (its sign-in states are filed under it); `nil` for every app.
+        let clientId: String?
         /// The family whose tokens sign an account in to the app (empty: none).
         let familyId: String
         /// The environment's aliases; `nil` for every environment.
@@ -183,7 +183,7 @@ extension TokenCache {
 
         init(clientId: String?, environment: String?, engine: TokenCache, index: CacheIndex) {
             client = clientId.map { ItemKey.normalized($0) }
-            signInStates = clientId.flatMap { index.accountMetadata[$0]?.metadata.accounts }
+            self.clientId = clientId
             familyId = clientId.map { engine.familyIdForSignIn(clientId: $0, index: index) } ?? ""
             aliases = environment.map { engine.configuration.clouds.aliases(for: $0) }
         }
@@ -244,7 +244,7 @@ extension TokenCache {
     }
 
     private func isSignedIn(homeAccountId: String, scope: AccountScope, index: CacheIndex) -> Bool {
-        if let state = scope.signInStates?[homeAccountId]?.signInState {
+        if let clientId = scope.clientId, let state = index.signInEntry(clientId: clientId, home: homeAccountId)?.signInState {
             if state == .signedOut { return false }
             if state == .signedIn { return true }
         }

@@ -62,9 +62,7 @@ extension TokenCache {
 
         var markedSignedOut = false
         if let clientId {
-            var metadata = index.accountMetadata[clientId]?.metadata ?? AccountMetadata(clientId: clientId)
-            metadata.setSignInState(.signedOut, homeAccountId: home)
-            operations.append(.save(try metadata.storeItem(accessGroup: writeAccessGroup)))
+            operations += try signOutOperations(home: home, clientId: clientId, on: index)
             markedSignedOut = true
         }
         let removesRefreshToken = legacy.contains(where: \.hasRefreshToken) || credentials.contains {
@@ -75,5 +73,24 @@ extension TokenCache {
                 .storeItem(accessGroup: writeAccessGroup)))
         }
         return (operations, RemovalResult(deleted: deleted, markedSignedOut: markedSignedOut, wroteWipeRecord: removesRefreshToken))
+    }
+
+    /// Marks `home` signed out of `clientId` in every item of the account's own that holds its state,
+    /// or, with none, in a new one in the partition of its first account record (else of its first
+    /// credential). An account the store knows nothing of is marked in the app's account metadata.
+    private func signOutOperations(home: String, clientId: String, on index: CacheIndex) throws -> [StoreOperation] {
+        var entry = index.signInEntry(clientId: clientId, home: home) ?? AccountMetadata.Entry(clientId: clientId, homeAccountId: home)
+        entry.clientId = clientId
+        entry.setSignInState(.signedOut)
+        let own = index.accountSignIns(clientId: clientId, home: home)
+        if !own.isEmpty {
+            return try own.map { .save(try AccountSignIn(entry: entry, environment: $0.signIn.environment).storeItem(accessGroup: $0.identity.accessGroup)) }
+        }
+        if let environment = index.accounts(homeAccountId: home).first?.environment ?? index.credentials(homeAccountId: home).first?.environment {
+            return [.save(try AccountSignIn(entry: entry, environment: environment).storeItem(accessGroup: writeAccessGroup))]
+        }
+        var metadata = index.accountMetadata[clientId]?.metadata ?? AccountMetadata(clientId: clientId)
+        metadata.setSignInState(.signedOut, homeAccountId: home)
+        return [.save(try metadata.storeItem(accessGroup: writeAccessGroup))]
     }
 }

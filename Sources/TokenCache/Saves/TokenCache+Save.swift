@@ -31,7 +31,8 @@ extension TokenCache {
     /// - the ID token;
     /// - the account, merged over the stored one so fields only the old record had survive;
     /// - the app metadata (`family_id` `"1"` or `""`) unless the same record is stored already, and
-    ///   the account metadata's `signed_in` state when it changes.
+    ///   the account's `signed_in` state for the app when it changes (an ``AccountSignIn`` in the
+    ///   account's partition; no item every account of the app shares).
     ///
     /// Credentials carry exactly the fields MSAL ObjC writes: `client_info` goes on the account only.
     ///
@@ -190,10 +191,13 @@ extension TokenCache {
         // Not written again when the very record is stored (see CacheIndex.stores(_:as:)).
         if !index.stores(appMetadata, as: appMetadataItem) { save(appMetadataItem) }
 
-        var metadata = index.accountMetadata[clientId]?.metadata ?? AccountMetadata(clientId: clientId)
-        if metadata.accounts[homeAccountId]?.signInState != .signedIn {
-            metadata.setSignInState(.signedIn, homeAccountId: homeAccountId)
-            save(try metadata.storeItem(accessGroup: writeAccessGroup))
+        // The account's own item, in its partition: a first sign-in writes no item every user shares.
+        let signedIn = index.signInEntry(clientId: clientId, home: ItemKey.normalized(homeAccountId))
+        if signedIn?.signInState != .signedIn {
+            var entry = signedIn ?? AccountMetadata.Entry(clientId: clientId, homeAccountId: homeAccountId)
+            entry.clientId = clientId
+            entry.setSignInState(.signedIn)
+            save(try AccountSignIn(entry: entry, environment: environment).storeItem(accessGroup: writeAccessGroup))
         }
 
         return (operations, SavedTokens(

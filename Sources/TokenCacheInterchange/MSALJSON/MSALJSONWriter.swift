@@ -117,6 +117,7 @@ public enum MSALJSONWriter {
         case .account: "an account"
         case .appMetadata: "app metadata"
         case .accountMetadata: "account metadata"
+        case .accountSignIn: "an account's sign-in state"
         case .other(let kind): "a non-unified item (\(kind))"
         }
     }
@@ -139,7 +140,7 @@ public enum MSALJSONWriter {
             return (.account, MSALKeys.account(account), sorted(account.msalEntry), false)
         case .appMetadata(let metadata):
             return (.appMetadata, MSALKeys.appMetadata(metadata), sorted(metadata.msalEntry), false)
-        case .accountMetadata, .other:
+        case .accountMetadata, .accountSignIn, .other:
             return nil
         }
     }
