@@ -89,11 +89,10 @@ struct RedisLayout: Sendable {
     /// The key present once `group`'s lookup-key index is complete.
     func lookupCompleteKey(_ group: String) -> Data { Data("\(prefix):lc:\(Self.digest([Data(group.utf8)]))".utf8) }
 
-    /// Sets per group index: at about 90 bytes a member, 4,000,000 partitions of one group make sets
-    /// of about 700 KB; one pipeline reads them all.
+    /// Sets per group index: 4,000,000 partitions of one group make sets of at most about 650 KB
+    /// (docs/redis.md); one pipeline reads them all.
     static let groupIndexShards = 512
-    /// Hashes per group's lookup-key index: at about 240 bytes a username, 4,000,000 make hashes of
-    /// about 230 KB.
+    /// Hashes per group's lookup-key index: 4,000,000 usernames make hashes of at most about 250 KB.
     static let lookupBuckets = 4096
     static let legacyLookupBuckets = 64
 
