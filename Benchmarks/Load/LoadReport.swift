@@ -16,7 +16,7 @@ struct LoadReport {
     let masters: Int
 
     private static let kindNames = [
-        "p": "partitions (`p:{PID}`)", "g": "group index (`g:GID`)", "l": "lookup-key index (`l:GID:NN`)",
+        "p": "partitions (`p:{PID}`)", "g": "group index (`g:GID:SSS`)", "l": "lookup-key index (`l:GID:NNN`)",
         "lc": "lookup keys complete (`lc:GID`)", "rev": "store revision (`rev`)", "blob": "one blob per user (`blob:HOME`)",
     ]
 

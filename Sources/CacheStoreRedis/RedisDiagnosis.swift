@@ -89,6 +89,9 @@ public struct RedisDiagnosis: Sendable {
             for (group, count) in try store.partitionCounts() {
                 add("partitions in \(group)", .ok, "\(count) listed in the group index")
             }
+            for group in try store.legacyIndexGroups() {
+                add("index of \(group)", .ok, "partly in the layout before sharding (one set, 64 buckets): read along, never added to")
+            }
             if let damaged = damagedItems(configuration, plain: store, accessGroups: accessGroups, environment: environment) {
                 add("damaged items", damaged.isEmpty ? .ok : .warning, DamagedItem.summary(damaged), fix: damaged.isEmpty ? nil : DamagedItem.remedy)
             }
@@ -162,16 +165,21 @@ extension RedisStore {
     /// Why tracking is not in use, when it is not.
     public var trackingProblem: String? { tracking?.shared.withLock { $0.problem } }
 
-    /// How many partitions each group's index lists (`SCARD`; may include partitions emptied since).
+    /// How many partitions each group's index lists (`SCARD` of its sets, one pipeline per node;
+    /// may include partitions emptied since, and one listed in a shard and the legacy set twice).
     public func partitionCounts() throws -> [(String, Int)] {
         try state.withLock { state throws(RedisError) in
             var counts: [(String, Int)] = []
             for group in accessGroups.all {
-                let key = layout.groupIndexKey(group)
-                guard case .integer(let count) = try state.router.run([Data("SCARD".utf8), key], key: key, operation: "SCARD") else {
-                    throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "SCARD", got: "not an integer")
+                let keys = layout.groupIndexKeys(group: group)
+                var count = 0
+                for reply in try state.router.runEach(keys.map { ($0, [Data("SCARD".utf8), $0]) }, operation: "SCARD") {
+                    guard case .integer(let members) = reply else {
+                        throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "SCARD", got: reply.typeName)
+                    }
+                    count += Int(members)
                 }
-                counts.append((group, Int(count)))
+                counts.append((group, count))
             }
             return counts
         }

@@ -14,13 +14,19 @@ import Foundation
 ///   value is the item's record (``RedisRecord``). `PID` is the first 16 bytes of
 ///   SHA-256(len(group) group len(account) account), in hex; as the hash tag it keeps the partition
 ///   in one cluster slot.
-/// - `PREFIX:g:GID` — a set per access group of the PIDs it holds (`GID` the same digest of the group
-///   alone), so full reads find every partition.
+/// - `PREFIX:g:GID:SSS` — the group index: per access group, 512 sets (`SSS`, three hex digits
+///   `000`–`1ff`, from the PID's first three hex digits mod 512) of the PIDs it holds (`GID` the same
+///   digest of the group alone), so full reads find every partition and no set outgrows about 1 MB
+///   at millions of partitions.
 /// - `PREFIX:rev` — a counter incremented by every partition commit: the store's change revision.
-/// - `PREFIX:l:GID:NN` — the lookup-key index of a group, in 64 hashes (`NN`, two hex digits, from
-///   the key's digest): field = lookup key, value = a JSON array of the account attributes of the
+/// - `PREFIX:l:GID:NNN` — the lookup-key index of a group, in 4,096 hashes (`NNN`, three hex digits
+///   of the key's digest): field = lookup key, value = a JSON array of the account attributes of the
 ///   partitions carrying it. A partition's own keys are its `.keys` field (a JSON array).
 /// - `PREFIX:lc:GID` — present once the group's lookup keys are complete.
+///
+/// Stores written before the index was sharded hold one set `PREFIX:g:GID` and 64 hashes
+/// `PREFIX:l:GID:NN` (the *legacy* index): readers merge them in, writers remove from them but
+/// never add to them, and a prune empties them.
 struct RedisLayout: Sendable {
     let prefix: String
 
@@ -39,27 +45,62 @@ struct RedisLayout: Sendable {
 
     func partitionKey(id: String) -> Data { Data("\(prefix):p:{\(id)}".utf8) }
 
-    func groupIndexKey(_ group: String) -> Data { Data("\(prefix):g:\(Self.digest([Data(group.utf8)]))".utf8) }
+    /// The group-index set listing partition `id` of `group` (one of ``groupIndexShards``).
+    func groupIndexKey(group: String, partitionID id: String) -> Data {
+        let shard = (Int(id.prefix(3), radix: 16) ?? 0) % Self.groupIndexShards
+        return Data("\(prefix):g:\(Self.digest([Data(group.utf8)])):\(Self.hex3(shard))".utf8)
+    }
+
+    /// Every group-index set of `group`: the shards, then the legacy single set.
+    func groupIndexKeys(group: String) -> [Data] {
+        let digest = Self.digest([Data(group.utf8)])
+        return (0..<Self.groupIndexShards).map { Data("\(prefix):g:\(digest):\(Self.hex3($0))".utf8) } + [legacyGroupIndexKey(group)]
+    }
+
+    /// The single group-index set of the legacy layout.
+    func legacyGroupIndexKey(_ group: String) -> Data { Data("\(prefix):g:\(Self.digest([Data(group.utf8)]))".utf8) }
 
     var revisionKey: Data { Data("\(prefix):rev".utf8) }
 
-    /// The index hash holding `lookupKey` for `group` (one of 64 per group, spread over the cluster).
+    /// The index hash holding `lookupKey` for `group` (one of ``lookupBuckets`` per group, spread over the cluster).
     func lookupBucketKey(group: String, lookupKey: String) -> Data {
-        let bucket = Self.digest([Data(lookupKey.utf8)]).prefix(2)
-        let number = (Int(bucket, radix: 16) ?? 0) % Self.lookupBuckets
-        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(lowercaseHex([UInt8(number)]))".utf8)
+        let bucket = (Int(Self.digest([Data(lookupKey.utf8)]).prefix(3), radix: 16) ?? 0) % Self.lookupBuckets
+        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(Self.hex3(bucket))".utf8)
     }
 
-    /// Every index hash of `group`'s lookup keys (the 64 buckets).
+    /// The legacy layout's index hash for `lookupKey` (one of 64, named by two hex digits).
+    func legacyLookupBucketKey(group: String, lookupKey: String) -> Data {
+        let bucket = (Int(Self.digest([Data(lookupKey.utf8)]).prefix(2), radix: 16) ?? 0) % Self.legacyLookupBuckets
+        return Data("\(prefix):l:\(Self.digest([Data(group.utf8)])):\(lowercaseHex([UInt8(bucket)]))".utf8)
+    }
+
+    /// Every index hash of `group`'s lookup keys: the buckets, then the legacy layout's 64.
     func lookupBucketKeys(group: String) -> [Data] {
         let digest = Self.digest([Data(group.utf8)])
-        return (0..<Self.lookupBuckets).map { Data("\(prefix):l:\(digest):\(lowercaseHex([UInt8($0)]))".utf8) }
+        return (0..<Self.lookupBuckets).map { Data("\(prefix):l:\(digest):\(Self.hex3($0))".utf8) } + legacyLookupBucketKeys(group: group)
+    }
+
+    /// The legacy layout's 64 index hashes of `group`.
+    func legacyLookupBucketKeys(group: String) -> [Data] {
+        let digest = Self.digest([Data(group.utf8)])
+        return (0..<Self.legacyLookupBuckets).map { Data("\(prefix):l:\(digest):\(lowercaseHex([UInt8($0)]))".utf8) }
     }
 
     /// The key present once `group`'s lookup-key index is complete.
     func lookupCompleteKey(_ group: String) -> Data { Data("\(prefix):lc:\(Self.digest([Data(group.utf8)]))".utf8) }
 
-    static let lookupBuckets = 64
+    /// Sets per group index: 4,000,000 partitions of one group make sets of at most about 650 KB
+    /// (docs/redis.md); one pipeline reads them all.
+    static let groupIndexShards = 512
+    /// Hashes per group's lookup-key index: 4,000,000 usernames make hashes of at most about 250 KB.
+    static let lookupBuckets = 4096
+    static let legacyLookupBuckets = 64
+
+    /// `n` as three lowercase hex digits.
+    private static func hex3(_ n: Int) -> String {
+        let digits = String(n, radix: 16)
+        return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+    }
 
     /// The prefix of every partition hash's key (what the change log records).
     var partitionKeyPrefix: Data { Data("\(prefix):p:".utf8) }

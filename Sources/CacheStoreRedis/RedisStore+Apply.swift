@@ -227,12 +227,12 @@ extension RedisStore {
         var commands: [[Data]] = []
         // A key of another type (damaged, see Snapshot.wrongType) is replaced by the partition written.
         if change.before.wrongType { commands.append([Data("DEL".utf8), partition.key]) }
-        let groupIndex = layout.groupIndexKey(partition.group)
+        let groupIndex = layout.groupIndexKey(group: partition.group, partitionID: partition.id)
         if change.after.entries.isEmpty && change.after.lookupKeys.isEmpty {
             commands.append([Data("DEL".utf8), partition.key])
-            // Standalone: the group index drops the partition with it (a writer making it again
-            // lists it again in its own transaction, below).
-            if standalone { commands.append([Data("SREM".utf8), groupIndex, Data(partition.id.utf8)]) }
+            // Standalone: the group index drops the partition with it, from the legacy set too (a
+            // writer making it again lists it again in its own transaction, below).
+            if standalone { commands += unlistCommands(partition) }
         } else {
             if standalone, change.before.entries.isEmpty, !change.sets.isEmpty {
                 // Listed in the same transaction as its first items, so that a prune (which removes
@@ -261,11 +261,17 @@ extension RedisStore {
         return commands
     }
 
+    /// The commands that remove a partition from its group's index: its shard and the legacy set.
+    func unlistCommands(_ partition: RedisLayout.Partition) -> [[Data]] {
+        [[Data("SREM".utf8), layout.groupIndexKey(group: partition.group, partitionID: partition.id), Data(partition.id.utf8)],
+         [Data("SREM".utf8), layout.legacyGroupIndexKey(partition.group), Data(partition.id.utf8)]]
+    }
+
     /// Lists a partition in its group's index before its first items are written, so a full read
     /// never misses a committed partition.
     func listInGroup(_ change: Change, partition: RedisLayout.Partition, _ state: inout State) throws {
         guard change.before.entries.isEmpty, !change.sets.isEmpty else { return }
-        let index = layout.groupIndexKey(partition.group)
+        let index = layout.groupIndexKey(group: partition.group, partitionID: partition.id)
         _ = try state.router.run([Data("SADD".utf8), index, Data(partition.id.utf8)], key: index, operation: "SADD group index")
     }
 

@@ -75,7 +75,7 @@ extension RedisStore: PartitionTrackingStore, DamageReportingStore {
                     var commands: [[Data]] = [[Data("MULTI".utf8)]]
                     if current.wrongType {
                         commands.append([Data("DEL".utf8), partition.key])  // not a hash: nothing in it can be kept
-                        if standalone { commands.append([Data("SREM".utf8), layout.groupIndexKey(partition.group), Data(partition.id.utf8)]) }
+                        if standalone { commands += unlistCommands(partition) }
                     } else {
                         let change = Change(deletes: Array(current.damaged.keys), before: current, after: current)
                         let revision = change.revision(expected: current.revision)

@@ -27,42 +27,56 @@ extension RedisStore: LookupKeyIndexingStore {
                 let bucket = layout.lookupBucketKey(group: group, lookupKey: key)
                 requests.append((complete, [Data("EXISTS".utf8), complete]))
                 requests.append((bucket, [Data("HGET".utf8), bucket, Data(key.utf8)]))
+                if state.legacyLookupGroups.contains(group) {
+                    // Written before the index was sharded: its legacy bucket is read too.
+                    let legacy = layout.legacyLookupBucketKey(group: group, lookupKey: key)
+                    requests.append((legacy, [Data("HGET".utf8), legacy, Data(key.utf8)]))
+                }
             }
             let replies = try state.router.runEach(requests, operation: "read lookup-key index")
             var found: [PartitionID] = []
-            for (index, group) in groups.enumerated() {
-                guard case .integer(let exists) = replies[2 * index] else {
+            var position = 0
+            for group in groups {
+                guard case .integer(let exists) = replies[position] else {
                     throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "EXISTS lookup-keys complete",
-                                           got: replies[2 * index].typeName)
+                                           got: replies[position].typeName)
                 }
                 guard exists == 1 else { return nil }
-                switch replies[2 * index + 1] {
-                case .null: continue
-                case .string(let data):
-                    // A field that is not the index's JSON is treated as absent: the index may only
-                    // ever add candidates the reader checks, so nothing is lost by ignoring it.
-                    for account in RedisLookupKeys.decode(data) ?? [] {
-                        found.append(PartitionID(accessGroup: group, account: account))
+                let buckets = state.legacyLookupGroups.contains(group) ? 2 : 1
+                for reply in replies[(position + 1)...(position + buckets)] {
+                    switch reply {
+                    case .null: continue
+                    case .string(let data):
+                        // A field that is not the index's JSON is treated as absent: the index may only
+                        // ever add candidates the reader checks, so nothing is lost by ignoring it.
+                        for account in RedisLookupKeys.decode(data) ?? [] {
+                            found.append(PartitionID(accessGroup: group, account: account))
+                        }
+                    default:
+                        throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "HGET lookup key", got: reply.typeName)
                     }
-                default:
-                    throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "HGET lookup key",
-                                           got: replies[2 * index + 1].typeName)
                 }
+                position += 1 + buckets
             }
             return Array(Set(found)).sorted()
         }
     }
 
-    /// The index edits a partition's change needs: one script call per key added or removed.
+    /// The index edits a partition's change needs: one script call per key added; per key removed,
+    /// one for its bucket and one for its legacy bucket (which is never added to).
     func lookupEdits(_ change: Change, partition: RedisLayout.Partition) -> (add: [(key: Data, command: [Data])], remove: [(key: Data, command: [Data])]) {
         let before = Set(change.before.lookupKeys)
         let after = Set(change.after.lookupKeys)
-        func edit(_ key: String, _ operation: String) -> (key: Data, command: [Data]) {
-            let bucket = layout.lookupBucketKey(group: partition.group, lookupKey: key)
-            return (bucket, [Data("EVAL".utf8), Data(RedisLookupKeys.editScript.utf8), Data("1".utf8), bucket,
-                             Data(key.utf8), Data(partition.account.utf8), Data(operation.utf8)])
+        func edit(_ bucket: Data, _ key: String, _ operation: String) -> (key: Data, command: [Data]) {
+            (bucket, [Data("EVAL".utf8), Data(RedisLookupKeys.editScript.utf8), Data("1".utf8), bucket,
+                      Data(key.utf8), Data(partition.account.utf8), Data(operation.utf8)])
         }
-        return (after.subtracting(before).sorted().map { edit($0, "+") }, before.subtracting(after).sorted().map { edit($0, "-") })
+        let added = after.subtracting(before).sorted().map { edit(layout.lookupBucketKey(group: partition.group, lookupKey: $0), $0, "+") }
+        let removed = before.subtracting(after).sorted().flatMap { key in
+            [edit(layout.lookupBucketKey(group: partition.group, lookupKey: key), key, "-"),
+             edit(layout.legacyLookupBucketKey(group: partition.group, lookupKey: key), key, "-")]
+        }
+        return (added, removed)
     }
 
     /// Marks the groups' indexes complete (after the batch's partitions are committed).

@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 /// Pruning the group-index members and lookup-key index entries of partitions that no longer
-/// exist (expired with `lifetime=`, or left behind by a failure), on a standalone server.
+/// exist (expired with `lifetime=`, or left behind by a failure), on a standalone server; from the
+/// shards and from the legacy index alike, whose other entries are then moved into the shards.
 ///
 /// Each removal is a `MULTI`/`EXEC` run only if the partition's key, `WATCH`ed, still does not
 /// exist: a writer that makes the partition again lists it in its group and indexes its keys in
@@ -25,14 +26,13 @@ extension RedisStore: PartitionPruningStore {
             guard state.router.isCluster == false else { return PrunedRecords() }
             var pruned = PrunedRecords()
             for group in accessGroups.all {
-                let index = layout.groupIndexKey(group)
                 let ids = try partitionIDs(groups: [group], &state).map(\.id)
                 for id in try gone(ids.map { layout.partitionKey(id: $0) }, &state).map({ ids[$0] }) {
-                    let removed = try removeWhileGone(
-                        layout.partitionKey(id: id), [Data("SREM".utf8), index, Data(id.utf8)], &state)
-                    if removed { pruned.partitions += 1 }
+                    let partition = RedisLayout.Partition(group: group, account: "", id: id, key: layout.partitionKey(id: id))
+                    if try removeWhileGone(partition.key, unlistCommands(partition), &state) { pruned.partitions += 1 }
                 }
                 pruned.lookupKeys += try pruneLookupKeys(group, &state)
+                try moveLegacyIndex(group, &state)
             }
             return pruned
         }
@@ -55,7 +55,7 @@ extension RedisStore: PartitionPruningStore {
             let entry = entries[position]
             let edit = [Data("EVAL".utf8), Data(RedisLookupKeys.editScript.utf8), Data("1".utf8), entry.bucket,
                         entry.key, Data(entry.account.utf8), Data("-".utf8)]
-            if try removeWhileGone(layout.partition(group: group, account: entry.account).key, edit, &state) { removed += 1 }
+            if try removeWhileGone(layout.partition(group: group, account: entry.account).key, [edit], &state) { removed += 1 }
         }
         return removed
     }
@@ -67,18 +67,18 @@ extension RedisStore: PartitionPruningStore {
         return replies.indices.filter { replies[$0] == .integer(0) }
     }
 
-    /// Runs `command` in a transaction only while `partition` does not exist (checked under `WATCH`);
-    /// whether it ran and removed something (a reply of 1).
-    private func removeWhileGone(_ partition: Data, _ command: [Data], _ state: inout State) throws -> Bool {
+    /// Runs `commands` in a transaction only while `partition` does not exist (checked under `WATCH`);
+    /// whether they ran and one removed something (a reply of 1).
+    private func removeWhileGone(_ partition: Data, _ commands: [[Data]], _ state: inout State) throws -> Bool {
         let check = try state.router.run([[Data("WATCH".utf8), partition], [Data("EXISTS".utf8), partition]], key: partition, operation: "WATCH partition")
         guard check.last == .integer(0) else {
             _ = try state.router.run([Data("UNWATCH".utf8)], key: partition, operation: "UNWATCH")
             return false
         }
-        let replies = try state.router.run([[Data("MULTI".utf8)], command, [Data("EXEC".utf8)]], key: partition, operation: "prune removed partition")
+        let replies = try state.router.run([[Data("MULTI".utf8)]] + commands + [[Data("EXEC".utf8)]], key: partition, operation: "prune removed partition")
         try checkReplies(Array(replies.dropLast()), operation: "prune removed partition")
         guard case .array(let results) = replies.last! else { return false }  // null: the partition was written meanwhile
         try checkReplies(results, operation: "prune removed partition")
-        return results.first == .integer(1)
+        return results.contains(.integer(1))
     }
 }

@@ -181,16 +181,27 @@ extension RedisStore {
         }
     }
 
-    /// The partition ids each group's index lists.
+    /// The partition ids each group's index lists: every shard and the legacy set, in one pipeline
+    /// per node, each id once.
     func partitionIDs(groups: [String], _ state: inout State) throws(RedisError) -> [(group: String, id: String)] {
-        let requests = groups.map { (key: layout.groupIndexKey($0), command: [Data("SMEMBERS".utf8), layout.groupIndexKey($0)]) }
+        let keys = groups.map { layout.groupIndexKeys(group: $0) }
+        let requests = keys.flatMap { $0.map { (key: $0, command: [Data("SMEMBERS".utf8), $0]) } }
         let replies = try state.router.runEach(requests, operation: "SMEMBERS group index")
         var ids: [(String, String)] = []
-        for (group, reply) in zip(groups, replies) {
-            guard case .array(let members) = reply else {
-                throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "SMEMBERS group index", got: reply.typeName)
+        var position = 0
+        for (group, groupKeys) in zip(groups, keys) {
+            var seen = Set<String>()
+            for _ in groupKeys {
+                let reply = replies[position]
+                position += 1
+                guard case .array(let members) = reply else {
+                    throw .unexpectedReply(endpoint: configuration.endpoint.description, operation: "SMEMBERS group index", got: reply.typeName)
+                }
+                for case .string(let member) in members {
+                    let id = String(decoding: member, as: UTF8.self)
+                    if seen.insert(id).inserted { ids.append((group, id)) }
+                }
             }
-            for case .string(let member) in members { ids.append((group, String(decoding: member, as: UTF8.self))) }
         }
         return ids
     }

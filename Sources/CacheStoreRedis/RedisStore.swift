@@ -50,6 +50,8 @@ public final class RedisStore: ItemStore {
         var lastRepair = Date.distantPast
         /// Damaged items the most recent full read skipped.
         var damagedInLastFullRead = 0
+        /// Groups holding a legacy lookup-key index (found at open; nothing adds to one since).
+        var legacyLookupGroups: Set<String> = []
         /// The tracking generation and slot-map version at which tracking was last found healthy:
         /// while both are unchanged it still is (every change to what it depends on moves one).
         var healthyAt: (generation: UInt64, mapVersion: UInt64)?
@@ -102,16 +104,34 @@ public final class RedisStore: ItemStore {
     /// every writer of this version sets keys with its items. Marked at open, so a new store answers
     /// ``partitions(withLookupKey:)`` from the start; a group written before the index existed stays
     /// unmarked until a writer declares it (``StoreOperation/declareLookupKeysComplete(accessGroup:)``).
+    /// Also notes the groups that hold a legacy lookup-key index (see ``RedisLayout``).
     private func markNewGroupsComplete(_ state: inout State) throws(RedisError) {
         let groups = accessGroups.all
         var requests: [(key: Data, command: [Data])] = []
         for group in groups {
-            requests.append((layout.groupIndexKey(group), [Data("EXISTS".utf8), layout.groupIndexKey(group)]))
             requests.append((layout.lookupCompleteKey(group), [Data("EXISTS".utf8), layout.lookupCompleteKey(group)]))
+            requests += layout.legacyLookupBucketKeys(group: group).map { ($0, [Data("EXISTS".utf8), $0]) }
         }
-        let replies = try state.router.runEach(requests, operation: "EXISTS group index")
+        let replies = try state.router.runEach(requests, operation: "EXISTS lookup-keys complete")
+        let stride = 1 + RedisLayout.legacyLookupBuckets
+        var unmarked: [String] = []
+        for (index, group) in groups.enumerated() {
+            if replies[index * stride] == .integer(0) { unmarked.append(group) }
+            if replies[(index * stride + 1)..<((index + 1) * stride)].contains(where: { $0 != .integer(0) }) {
+                state.legacyLookupGroups.insert(group)
+            }
+        }
+        guard !unmarked.isEmpty else { return }
+        // Unmarked groups: marked when none of their group-index sets exists.
+        let indexKeys = unmarked.map { layout.groupIndexKeys(group: $0) }
+        let indexReplies = try state.router.runEach(
+            indexKeys.flatMap { $0.map { ($0, [Data("EXISTS".utf8), $0]) } }, operation: "EXISTS group index")
         var marks: [(key: Data, command: [Data])] = []
-        for (index, group) in groups.enumerated() where replies[2 * index] == .integer(0) && replies[2 * index + 1] == .integer(0) {
+        var position = 0
+        for (group, keys) in zip(unmarked, indexKeys) {
+            let held = indexReplies[position..<(position + keys.count)].contains { $0 != .integer(0) }
+            position += keys.count
+            guard !held else { continue }
             let key = layout.lookupCompleteKey(group)
             marks.append((key, [Data("SET".utf8), key, Data("1".utf8), Data("NX".utf8)]))
         }

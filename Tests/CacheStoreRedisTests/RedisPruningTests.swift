@@ -7,10 +7,15 @@ import Testing
 /// write empties a partition, pruned by `pruneRemovedPartitions()` when a partition expired.
 @Suite("Redis pruning")
 struct RedisPruningTests {
-    static func members(_ store: RedisStore, _ layout: RedisLayout) throws -> Set<String> {
-        let index = layout.groupIndexKey("group.a")
-        guard case .array(let members) = try RedisPartitionTests.raw(store, [Data("SMEMBERS".utf8), index], key: index) else { return [] }
-        return Set(members.compactMap(\.text))
+    /// The members of every group-index set of `group` (its shards and the legacy set).
+    static func members(_ store: RedisStore, _ layout: RedisLayout, group: String = "group.a") throws -> Set<String> {
+        let keys = layout.groupIndexKeys(group: group)
+        let replies = try store.state.withLock { state throws(RedisError) in
+            try state.router.runEach(keys.map { ($0, [Data("SMEMBERS".utf8), $0]) }, operation: "test")
+        }
+        var ids = Set<String>()
+        for case .array(let members) in replies { ids.formUnion(members.compactMap(\.text)) }
+        return ids
     }
 
     @Test func anEmptiedPartitionLeavesTheGroupIndexInItsOwnTransaction() throws {

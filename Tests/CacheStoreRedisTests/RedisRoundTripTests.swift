@@ -16,9 +16,16 @@ struct RedisRoundTripTests {
     @Test func keysAreTheDocumentedDigests() {
         let layout = RedisLayout(prefix: "tc")
         #expect(layout.partition(group: "group.a", account: "alice-env").key == Data("tc:p:{6fe1d2b060868ea35ecc67dbdac4ce6f}".utf8))
-        #expect(layout.groupIndexKey("group.a") == Data("tc:g:91700baf8ce571a108603cc73a566735".utf8))
-        #expect(layout.lookupBucketKey(group: "group.a", lookupKey: "alice@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:16".utf8))
-        #expect(layout.lookupBucketKey(group: "group.a", lookupKey: "user1@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:02".utf8))
+        // The group-index shard: the PID's first three hex digits (0x6fe) mod 512.
+        #expect(layout.groupIndexKey(group: "group.a", partitionID: "6fe1d2b060868ea35ecc67dbdac4ce6f")
+            == Data("tc:g:91700baf8ce571a108603cc73a566735:0fe".utf8))
+        #expect(layout.groupIndexKeys(group: "group.a").count == 513)
+        #expect(layout.lookupBucketKey(group: "group.a", lookupKey: "alice@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:d67".utf8))
+        #expect(layout.lookupBucketKey(group: "group.a", lookupKey: "user1@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:82a".utf8))
+        // The legacy layout's keys, still read: one set, and 64 buckets (first byte mod 64).
+        #expect(layout.legacyGroupIndexKey("group.a") == Data("tc:g:91700baf8ce571a108603cc73a566735".utf8))
+        #expect(layout.legacyLookupBucketKey(group: "group.a", lookupKey: "alice@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:16".utf8))
+        #expect(layout.legacyLookupBucketKey(group: "group.a", lookupKey: "user1@contoso.com") == Data("tc:l:91700baf8ce571a108603cc73a566735:02".utf8))
     }
 
     @Test(arguments: SharedRedis.present)
@@ -77,13 +84,7 @@ struct RedisRoundTripTests {
         _ = try store.changeStamp()
         try store.applyPlanned { _, _ in [.save(item("carol-env", "at-1")), .save(item("bob-env", "at-2"))] }
         let layout = RedisLayout(prefix: configuration.prefix)
-        let index = layout.groupIndexKey("group.a")
-        let members = try store.state.withLock { state throws(RedisError) in
-            try state.router.run([Data("SMEMBERS".utf8), index], key: index, operation: "test")
-        }
-        guard case .array(let replies) = members else { Issue.record("SMEMBERS gave \(members.typeName)"); return }
-        let ids = Set(replies.compactMap { if case .string(let id) = $0 { id } else { nil } })
-        #expect(ids == Set(["bob-env", "carol-env"].map { Data(layout.partition(group: "group.a", account: $0).id.utf8) }))
+        #expect(try RedisPruningTests.members(store, layout) == Set(["bob-env", "carol-env"].map { layout.partition(group: "group.a", account: $0).id }))
         #expect(try SharedRedis.open(configuration).allItems().map(\.service).sorted() == ["at-1", "at-1", "at-2"])
     }
 

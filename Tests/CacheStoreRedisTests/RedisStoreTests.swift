@@ -16,7 +16,8 @@ struct RedisStoreTests {
         #expect(String(decoding: partition.key, as: UTF8.self) == "\(configuration.prefix):p:{\(partition.id)}")
         let raw = try store.state.withLock { state throws(RedisError) in
             (try state.router.run([Data("HGETALL".utf8), partition.key], key: partition.key, operation: "test"),
-             try state.router.run([Data("SMEMBERS".utf8), layout.groupIndexKey("group.a")], key: layout.groupIndexKey("group.a"), operation: "test"),
+             try state.router.run([Data("SMEMBERS".utf8), layout.groupIndexKey(group: "group.a", partitionID: partition.id)],
+                                 key: layout.groupIndexKey(group: "group.a", partitionID: partition.id), operation: "test"),
              try state.router.run([Data("GET".utf8), layout.revisionKey], key: layout.revisionKey, operation: "test"))
         }
         guard case .array(let flat) = raw.0 else { Issue.record("no hash"); return }
