@@ -1,4 +1,4 @@
-import CacheStore
+@_spi(Pause) import CacheStore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,6 +15,18 @@ import TokenCacheSchema
 /// only those the store names as changed (`partitionChanges(since:)`), or all dropped when it
 /// cannot tell.
 extension TokenCache {
+    /// How often a partition-mode lookup or save starts over when other writers moved the store
+    /// between its revalidation and its answer, before it falls back to a whole read (on a store of
+    /// many users, a read of every user: only for writers that never pause).
+    static let partitionAttempts = 12
+
+    /// From the third attempt on, waits 250 µs, doubling to at most 8 ms (about 50 ms in all), so the
+    /// other writers' commits and their invalidations land before the next try instead of during it.
+    static func pauseBeforeRetry(_ attempt: Int) {
+        guard attempt >= 2 else { return }
+        pauseThread(for: .microseconds(250 << min(attempt - 2, 5)))
+    }
+
     private enum PlanRetry: Error {
         case stale
         case missing([PartitionID])
@@ -34,7 +46,8 @@ extension TokenCache {
             result = try body(state.index)
         }
         if let result { return result }
-        for _ in 0..<4 {
+        for attempt in 0..<Self.partitionAttempts {
+            Self.pauseBeforeRetry(attempt)
             let stamp = try store.changeStamp()
             let epoch = try revalidate(to: stamp)
             guard let partitions = try load(need, epoch: epoch, limit: limit) else { continue }
@@ -250,7 +263,8 @@ extension TokenCache {
         guard case .partitions(let limit) = configuration.loading else { preconditionFailure("partition mode only") }
         let keys = keepingLookupKeys && store.lookupKeyIndex != nil
         var needed = store.accessGroups.all.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
-        for _ in 0..<5 {
+        for attempt in 0..<Self.partitionAttempts {
+            Self.pauseBeforeRetry(attempt)
             let epoch = try revalidate(to: try store.changeStamp())
             if let need, try load(need, epoch: epoch, limit: limit) == nil { continue }
             guard try ensureLoaded(needed, epoch: epoch) else { continue }
