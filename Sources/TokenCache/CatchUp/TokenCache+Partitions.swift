@@ -16,8 +16,8 @@ import TokenCacheSchema
 /// cannot tell.
 extension TokenCache {
     /// How often a partition-mode lookup or save starts over when other writers moved the store
-    /// between its revalidation and its answer, before it falls back to a whole read (on a store of
-    /// many users, a read of every user: only for writers that never pause).
+    /// between its revalidation and its answer, before it falls back to a whole read: a read of every
+    /// user's items, the last resort, since on a store of many users it costs far more than a retry.
     static let partitionAttempts = 12
 
     /// From the third attempt on, waits 250 µs, doubling to at most 8 ms (about 50 ms in all), so the
