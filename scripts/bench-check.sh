@@ -38,7 +38,7 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir "$scratch/backtraces"
 set +e
 SWIFT_BACKTRACE="enable=yes,interactive=no,output-to=$scratch/backtraces" \
-    TOKENCACHE_BENCH_SHORT=1 swift package benchmark --no-progress --format markdown >"$scratch/report.md"
+    TOKENCACHE_BENCH_SHORT=1 swift package benchmark --target "^TokenCacheBenchmarks$" --no-progress --format markdown >"$scratch/report.md"
 status=$?
 set -e
 for file in "$scratch"/backtraces/*; do
