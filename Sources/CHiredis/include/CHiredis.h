@@ -4,6 +4,8 @@
 #include <hiredis/hiredis.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -110,6 +112,33 @@ static inline long long tc_redis_now_ms(void) {
     return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+// Writes queued commands without the host's risk of SIGPIPE. hiredis writes with plain write(): to a
+// peer that has gone (a killed server, a closed unix socket) that raises SIGPIPE, whose default
+// action ends the whole process, the host's. So SIGPIPE is blocked in this thread for the write, and
+// one the write raised (none was pending before) is taken back; the write then fails with EPIPE,
+// a lost connection like any other. libpq guards its sends the same way.
+static inline int tc_redis_buffer_write(redisContext *context, int *done) {
+    sigset_t pipe_only, previous, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &previous);
+    sigemptyset(&pending);
+    int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    errno = 0;
+    int result = tokencache_hiredis.redisBufferWrite(context, done);
+    int saved = errno;
+    if (!was_pending) {
+        sigemptyset(&pending);
+        if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+            struct timespec now = {0, 0};
+            while (sigtimedwait(&pipe_only, 0, &now) < 0 && errno == EINTR) {}
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, 0);
+    errno = saved;
+    return result;
+}
+
 // Flushes queued commands and reads the next reply, giving up at `deadline_ms` (CLOCK_MONOTONIC,
 // tc_redis_now_ms) however the server spaces its bytes: the deadline bounds every read together,
 // not each one. NULL on failure, with *failure one of tc_redis_failure and *error_number the errno
@@ -126,8 +155,7 @@ static inline redisReply *tc_redis_reply_by(redisContext *context, long long dea
     int done = 0;
     do {
         if (tc_redis_now_ms() >= deadline_ms) { *failure = TC_REDIS_TIMED_OUT; return 0; }
-        errno = 0;
-        if (tokencache_hiredis.redisBufferWrite(context, &done) != REDIS_OK) {
+        if (tc_redis_buffer_write(context, &done) != REDIS_OK) {
             *error_number = errno;
             *failure = (errno == EAGAIN || errno == EWOULDBLOCK) ? TC_REDIS_TIMED_OUT : TC_REDIS_IO;
             return 0;
