@@ -16,15 +16,18 @@ case "$mode" in check|--record|--build-only) ;; *) echo "usage: scripts/bench-ch
 # The fixture tests of the comparison itself.
 python3 Benchmarks/report/test_check.py >/dev/null
 
+# In the release build's folder, with its flags (scripts/release-build.sh): after the packages'
+# build, only the benchmarks' own code and the harness compile.
+source scripts/release-build.sh
 cd Benchmarks
 if [ "$mode" = "--build-only" ]; then
     # Also the load benchmark (scripts/load-benchmark.sh), which CI runs next.
-    swift build -c release --product TokenCacheBenchmarks >/dev/null
-    swift build -c release --product TokenCacheLoad >/dev/null
+    swift build "${release_flags[@]}" --product TokenCacheBenchmarks >/dev/null
+    swift build "${release_flags[@]}" --product TokenCacheLoad >/dev/null
     exit 0
 fi
-swift build -c release --product TokenCacheBenchmarks >/dev/null
-bin="$(swift build -c release --show-bin-path)/TokenCacheBenchmarks"
+swift build "${release_flags[@]}" --product TokenCacheBenchmarks >/dev/null
+bin="$(swift build "${release_flags[@]}" --show-bin-path)/TokenCacheBenchmarks"
 # The stores the large benchmarks use are built once an hour (30-40 s for the million-item one) by
 # the first process that needs them: built here first, so that the run times benchmarks, not builds.
 TOKENCACHE_BENCH_SHORT=1 "$bin" --filter "open store and first lookup, partition mode" \
@@ -38,7 +41,7 @@ trap 'rm -rf "$scratch"' EXIT
 mkdir "$scratch/backtraces"
 set +e
 SWIFT_BACKTRACE="enable=yes,interactive=no,output-to=$scratch/backtraces" \
-    TOKENCACHE_BENCH_SHORT=1 swift package benchmark --target "^TokenCacheBenchmarks$" --no-progress --format markdown >"$scratch/report.md"
+    TOKENCACHE_BENCH_SHORT=1 swift package "${release_options[@]}" benchmark --target "^TokenCacheBenchmarks$" --no-progress --format markdown >"$scratch/report.md"
 status=$?
 set -e
 for file in "$scratch"/backtraces/*; do

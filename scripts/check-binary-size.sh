@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the shipped binaries: scripts/check-binary-size.sh LIBRARY CLI
 #   LIBRARY  libtokencache.so.1 as scripts/install.sh installs it
-#   CLI      the tokencache executable (swift build -c release --static-swift-stdlib)
+#   CLI      the tokencache executable (the release build of scripts/release-build.sh)
 # Fails when either, stripped, is larger than its limit (library 20 MB, CLI 24 MB), needs a
 # library of the Swift toolchain (the Swift runtime and Foundation must be linked in statically),
 # or contains Foundation's internationalization (ICU). Prints the sizes it measured.

@@ -18,13 +18,10 @@ version=$(sed -n 's/^public let tokencacheVersion: StaticString = "\(.*\)"$/\1/p
 
 # SwiftPM's --static-swift-stdlib applies to executables only: the dynamic library asks swiftc for
 # the static runtime itself, and exports only the C ABI (the version script hides the Swift runtime
-# inside, so a host that loads another Swift runtime meets no clash).
-swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
-static_lib=$(cd "$swift_bin/../lib/swift_static/linux" && pwd)
-# The same scratch folder and flags as scripts/package.sh: after one of them built, the other links
-# at most (see there).
-flags=(-c release --scratch-path .build-release --static-swift-stdlib --product tokencache-c -Xswiftc -static-stdlib
-    -Xlinker "-L$static_lib" -Xlinker -soname=libtokencache.so.1 -Xlinker "--version-script=$PWD/pkgconfig/tokencache.map")
+# inside, so a host that loads another Swift runtime meets no clash). The folder and flags are
+# scripts/release-build.sh's: after another script built, this one links at most.
+source scripts/release-build.sh
+flags=("${release_flags[@]}" --product tokencache-c "${library_link_flags[@]}")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 if ! swift build "${flags[@]}" >"$log" 2>&1; then

@@ -6,7 +6,7 @@
 # and on SQLite. Starts its own servers (scripts/redis-servers.sh) and prints the Markdown table.
 #
 #   bash scripts/load-benchmark.sh [--docs] [options of TokenCacheLoad run]
-#   bash scripts/load-benchmark.sh --users 2000 --seconds 10                      # CI's size
+#   bash scripts/load-benchmark.sh --users 2000 --seconds 5 --warm-up 1           # CI's size
 #   bash scripts/load-benchmark.sh --docs --users 20000 --seconds 30 --warm-up 5   # docs/scaling.md's table
 #   bash scripts/load-benchmark.sh --docs --users 1000000 --sign-in-users 100000 --seconds 60   # the full size
 #
@@ -15,7 +15,7 @@
 # --docs rewrites the table between docs/scaling.md's load-results markers (a re-run replaces it).
 # Options: --users N (2,000), --sign-in-users N (= --users), --seconds S (10), --warm-up S (2),
 # --processes P (4), --seeders P (8), --limit ITEMS (40,000: the partition-mode engine's limit), --zipf EXPONENT (0.99).
-# Builds the benchmarks in release mode first (swift build -c release in Benchmarks/).
+# Builds the load benchmark in release mode first (in .build-release, scripts/release-build.sh).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 docs=()
@@ -23,9 +23,11 @@ if [ "${1:-}" = "--docs" ]; then
     docs=(--docs "$root/docs/scaling.md")
     shift
 fi
+# In the release build's folder, with its flags (scripts/release-build.sh), shared with the packages.
+source "$root/scripts/release-build.sh"
 cd "$root/Benchmarks"
-swift build -c release --product TokenCacheLoad >&2
-bin="$(swift build -c release --show-bin-path)/TokenCacheLoad"
+swift build "${release_flags[@]}" --product TokenCacheLoad >&2
+bin="$(swift build "${release_flags[@]}" --show-bin-path)/TokenCacheLoad"
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 machine="$(nproc) cores (${cpu:-unknown CPU}) shared by servers and clients, Redis $(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')"
 bash "$root/scripts/redis-servers.sh" run bash -c \

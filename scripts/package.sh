@@ -20,7 +20,6 @@ out=$(cd "$out" && pwd)
 version=$(python3 bindings/python/build_backend/tokencache_wheel.py --print-version)
 arch=amd64
 multiarch=x86_64-linux-gnu
-scratch=.build-release
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tokencache-package.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -34,16 +33,11 @@ step() {
 }
 
 # --- the release build -------------------------------------------------------------------------
-swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
-static_lib=$(cd "$swift_bin/../lib/swift_static/linux" && pwd)
-# Both builds get the same compiler flags (--static-swift-stdlib adds -static-stdlib to every
-# module's compile command, -Xswiftc -static-stdlib is what links the runtime into the library), so
-# the modules are compiled once: the second build only compiles the CLI's own and links. Linker
-# flags (-Xlinker) do not reach the compile commands.
-common=(-c release --scratch-path "$scratch" --static-swift-stdlib -Xswiftc -static-stdlib -Xlinker "-L$static_lib")
-library_flags=("${common[@]}" --product tokencache-c -Xlinker -soname=libtokencache.so.1
-    -Xlinker "--version-script=$root/pkgconfig/tokencache.map")
-cli_flags=("${common[@]}" --product tokencache)
+# The folder and flags of scripts/release-build.sh, shared with install.sh and the benchmarks: the
+# modules are compiled once; the second product only compiles the CLI's own code and links.
+source scripts/release-build.sh
+library_flags=("${release_flags[@]}" --product tokencache-c "${library_link_flags[@]}")
+cli_flags=("${release_flags[@]}" --product tokencache)
 build() {
     if ! swift build "$@" >"$work/build.log" 2>&1; then
         cat "$work/build.log" >&2

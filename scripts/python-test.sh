@@ -50,7 +50,7 @@ else
 fi
 (cd bindings/python && "${redis[@]}" "$python" -m pytest -p no:cacheprovider -ra tests)
 if [ -f "$TOKENCACHE_PYTEST_REPORT" ]; then
-    echo "python: 8 processes x 100 token responses, tokencache plugin vs msal-extensions:"
+    echo "python: 8 processes x 100 token responses through the plugin, x ${TOKENCACHE_EXTENSIONS_RESPONSES:-100} through msal-extensions:"
     cat "$TOKENCACHE_PYTEST_REPORT"
     echo
 fi

@@ -3,6 +3,7 @@
 #
 #   bash scripts/sanitize.sh thread     # ThreadSanitizer (CI runs this one), in .build-tsan
 #   bash scripts/sanitize.sh address    # AddressSanitizer, in .build-asan
+#   bash scripts/sanitize.sh thread --build-only   # the build alone (CI starts it in the background)
 #
 # Extra arguments go to `swift test` (e.g. --filter ConcurrentAccess). A data race, a heap error or
 # a failing test fails the script. Like scripts/test.sh, the tests run inside a private D-Bus session
@@ -12,6 +13,8 @@ cd "$(dirname "$0")/.."
 
 sanitizer=${1:-thread}
 shift || true
+build_only=false
+if [ "${1:-}" = "--build-only" ]; then build_only=true; shift; fi
 flags=()
 case $sanitizer in
     # Swift's Mutex hands a contended lock over through futexes inside the uninstrumented standard
@@ -29,6 +32,7 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 export ASAN_OPTIONS="detect_leaks=0 halt_on_error=1 ${ASAN_OPTIONS:-}"
 
 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch" "${flags[@]}"
+if $build_only; then exit 0; fi
 # The Redis conformance suites run against the servers redis-servers.sh starts, as in test.sh.
 redis=()
 if command -v redis-server >/dev/null && command -v redis-cli >/dev/null; then redis=(bash scripts/redis-servers.sh run); fi
