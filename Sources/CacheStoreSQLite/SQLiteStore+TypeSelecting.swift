@@ -18,9 +18,10 @@ extension SQLiteStore: TypeSelectingStore {
             if !codes.contains(code) { codes.append(code) }
         }
         if codes.isEmpty { return [] }
-        // The index's rows are sorted again by rowid, the store's order (a few rows a type per
-        // account: far less than scanning every row of the table).
-        let sql = Self.selectItems + " INDEXED BY items_group_type WHERE access_group IN (\(groupPlaceholders)) AND type IN ("
+        // SQLite's planner takes `items_group_type` (one range per group and type) and sorts the
+        // rows it finds by rowid, the store's order: far less than scanning every row of the table.
+        // Not forced with INDEXED BY, which fails outright on a file whose index someone dropped.
+        let sql = Self.selectItems + " WHERE access_group IN (\(groupPlaceholders)) AND type IN ("
             + Array(repeating: "?", count: codes.count).joined(separator: ", ") + ") ORDER BY rowid"
         let groups = accessGroups.all
         let bind = { (statement: SQLiteStatement) in
