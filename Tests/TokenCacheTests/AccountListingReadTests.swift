@@ -48,13 +48,16 @@ import Testing
         // Signed out of one app (its own sign-in item), and wiped.
         try cache.removeAccount(homeAccountId: "u1.t0", clientId: IDs.appA)
         try cache.wipeAccount(homeAccountId: "u6.t0", clientId: IDs.appB)
-        // MSAL ObjC's account metadata of app C: u4 signed out, u0 signed in (no token of app C).
-        var metadata = AccountMetadata(clientId: IDs.appC)
-        metadata.setSignInState(.signedOut, homeAccountId: "u4.t0")
-        metadata.setSignInState(.signedIn, homeAccountId: "u0.t0")
+        // MSAL ObjC's account metadata: u0 signed in to app C (with no token of it), u2 signed out of
+        // app B (which its family token would sign it in to); neither has an item of its own for it.
+        var appC = AccountMetadata(clientId: IDs.appC)
+        appC.setSignInState(.signedIn, homeAccountId: "u0.t0")
+        var appB = AccountMetadata(clientId: IDs.appB)
+        appB.setSignInState(.signedOut, homeAccountId: "u2.t2")
         let adalToken = TokenResponses.idToken(["upn": "adal.only@contoso.com", "tid": "t0", "oid": "u7", "name": "ADAL User"])
         try store.applyKeepingLookupKeys([
-            .save(try metadata.storeItem(accessGroup: group)),
+            .save(try appC.storeItem(accessGroup: group)),
+            .save(try appB.storeItem(accessGroup: group)),
             .save(LegacyTokenCacheItem(
                 authority: "https://login.microsoftonline.com/common", clientId: IDs.appA, refreshToken: "adal-rt",
                 rawIdToken: adalToken, homeAccountId: "u7.t0").storeItem(accessGroup: group)),
@@ -121,7 +124,9 @@ import Testing
         let appA = try Self.partitionEngine(store).accounts(clientId: IDs.appA).map(\.homeAccountId)
         #expect(appA.contains("u0.t0") && !appA.contains("u1.t0"))
         let appC = try Self.partitionEngine(store).accounts(clientId: IDs.appC).map(\.homeAccountId)
-        #expect(appC.contains("u0.t0") && !appC.contains("u4.t0"))
+        #expect(appC.contains("u0.t0") && appC.contains("u4.t0"))
+        let appB = try Self.partitionEngine(store).accounts(clientId: IDs.appB).map(\.homeAccountId)
+        #expect(appB.contains("u3.t3") && !appB.contains("u2.t2") && all.contains { $0.homeAccountId == "u2.t2" })
     }
 
     /// The listing asks a store that selects by type for its kinds only — never access tokens, and

@@ -19,18 +19,21 @@ struct ListingCommandTests {
         for arguments in [
             ["remove-account", "--client-id", Seeded.appA, "--account", Seeded.users[1].home],
             ["remove-account", "--client-id", Seeded.appB, "--account", Seeded.users[0].home, "--whole-store"],
-            ["remove-account", "--wipe", "--client-id", Seeded.appA, "--account", Seeded.users[2].home],
+            ["remove-account", "--wipe", "--client-id", Seeded.appA, "--account", Seeded.users[5].home],
         ] {
             let result = try cli.run(arguments: arguments + ["--store", "sqlite:" + path], environment: ["TOKENCACHE_KEY": "file"])
             #expect(result.status == 0, "\(arguments): \(result.errors)")
         }
-        // MSAL ObjC's account metadata of app C: user 4 signed out, user 0 signed in without a
-        // token of app C; and a malformed account record.
-        var metadata = AccountMetadata(clientId: Seeded.appC)
-        metadata.setSignInState(.signedOut, homeAccountId: Seeded.users[4].home)
-        metadata.setSignInState(.signedIn, homeAccountId: Seeded.users[0].home)
+        // MSAL ObjC's account metadata: user 0 signed in to app C without a token of it, user 2
+        // signed out of app B, which its family token would sign it in to (neither has an item of
+        // its own for the app); and a malformed account record.
+        var appC = AccountMetadata(clientId: Seeded.appC)
+        appC.setSignInState(.signedIn, homeAccountId: Seeded.users[0].home)
+        var appB = AccountMetadata(clientId: Seeded.appB)
+        appB.setSignInState(.signedOut, homeAccountId: Seeded.users[2].home)
         try Seeded.open(path).applyKeepingLookupKeys([
-            .save(try metadata.storeItem(accessGroup: Seeded.group)),
+            .save(try appC.storeItem(accessGroup: Seeded.group)),
+            .save(try appB.storeItem(accessGroup: Seeded.group)),
             .save(StoreItem(
                 accessGroup: Seeded.group, account: "broken.utid-login.microsoftonline.com", service: "utid", type: 1003,
                 data: Data("{\"home_account_id\": 7".utf8))),
@@ -80,7 +83,39 @@ struct ListingCommandTests {
         let appA = try #require(answers[["accounts", "--client-id", Seeded.appA]])
         #expect(appA.contains(Seeded.users[0].home) && !appA.contains(Seeded.users[1].home), "user 1 signed out of app A")
         let appC = try #require(answers[["accounts", "--client-id", Seeded.appC]])
-        #expect(appC.contains(Seeded.users[0].home) && !appC.contains(Seeded.users[4].home), "app C's account metadata")
+        #expect(appC.contains(Seeded.users[0].home), "signed in to app C by its account metadata")
+        let appB = try #require(answers[["accounts", "--client-id", Seeded.appB]])
+        #expect(all.contains(Seeded.users[2].home) && !appB.contains(Seeded.users[2].home), "signed out of app B by its account metadata")
         #expect(try #require(answers[["accounts", "--json"]]).contains("\"id_token_claims\""))
+    }
+
+    /// Redis and the Secret Service cannot select items by type: the listing reads them whole, and
+    /// answers as `--whole-store` does. The same items, exported from the seeded SQLite store.
+    @Test(arguments: RedisCommandTests.specs + (keyringForImports ? ["secret-service:session"] : []))
+    func storesThatCannotSelectByTypeListAsFromTheWholeStore(spec: String) throws {
+        #expect(!spec.hasPrefix("missing:"), "run the tests through scripts/test.sh, which starts Redis")
+        let cli = try CLI()
+        defer { cli.home.cleanUp() }
+        let path = cli.home.path("cache.sqlite")
+        try Self.seed(cli, path)
+        let file = cli.home.path("items.json")
+        let exported = try cli.run("export", "--format", "keychain-items", "-o", file, "--store", "sqlite:" + path, environment: ["TOKENCACHE_KEY": "file"])
+        #expect(exported.status == 0, "\(exported.errors)")
+        // A group of its own (Secret Service: one login keyring for every test), a prefix of its own (Redis).
+        let group = "listing-\(UUID().uuidString)"
+        let items = try String(contentsOfFile: file, encoding: .utf8).replacingOccurrences(of: Seeded.group, with: group)
+        try items.write(toFile: file, atomically: true, encoding: .utf8)
+        let store = spec.hasPrefix("redis") ? spec + (spec.contains("?") ? "&" : "?") + "prefix=\(group)" : spec
+        var environment = ["TOKENCACHE_REDIS_KEY": Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()]
+        if let sessionBus { environment["DBUS_SESSION_BUS_ADDRESS"] = sessionBus }
+        let flags = ["--store", store, "--access-group", group]
+        let imported = try cli.run(arguments: ["import", file] + flags, environment: environment)
+        #expect(imported.status == 0, "\(imported.errors)")
+        for question in [["accounts"], ["accounts", "--json"], ["accounts", "--client-id", Seeded.appB], ["accounts", "--environment", "login.windows.net"]] {
+            let listed = try cli.run(arguments: question + flags, environment: environment)
+            let whole = try cli.run(arguments: question + flags + ["--whole-store"], environment: environment)
+            #expect(listed.status == 0 && listed.output.contains("home"), "\(question): \(listed.errors)")
+            #expect("\(listed.status)\n\(listed.output)\(listed.errors)" == "\(whole.status)\n\(whole.output)\(whole.errors)", "\(question)")
+        }
     }
 }
