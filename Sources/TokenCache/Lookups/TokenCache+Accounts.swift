@@ -31,8 +31,8 @@ extension TokenCache {
     /// none) or the app signed them out; with `clientId`, only entries of that app or its family count.
     ///
     /// In partition loading mode every call reads the store, but only the kinds of item the listing
-    /// looks at (``listingTypes(clientId:idTokenClaims:)``) where the store can select them by type
-    /// (SQLite, memory).
+    /// looks at (account records, legacy entries, ID tokens for their claims and, with `clientId`,
+    /// what says who is signed in to the app) where the store can select them by type (SQLite, memory).
     public func accounts(clientId: String? = nil, environment: String? = nil, idTokenClaims: Bool = true) throws -> [CachedAccount] {
         try withIndex(ofTypes: Self.listingTypes(clientId: clientId, idTokenClaims: idTokenClaims)) { index in
             try accounts(clientId: clientId, environment: environment, idTokenClaims: idTokenClaims, in: index)
