@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures the CLI as a whole process on a large MSAL Python cache: wall time and peak resident
 # size (`/usr/bin/time -v`) of the targeted commands (lookup, accounts --username/--identifier,
-# remove-account) and of the full `accounts` listing. The numbers go into docs/scaling.md by hand.
+# remove-account) and of the `accounts` listings (the kinds of item they show, and for comparison
+# the whole store). The numbers go into docs/scaling.md by hand.
 #
 #   bash scripts/cli-scale.sh [ACCOUNTS] [BINARY]
 #
@@ -116,6 +117,7 @@ measure "accounts --username (none)" "$binary" accounts --username nobody@contos
 measure "lookup access-token --whole-store" "$binary" lookup access-token --client-id "$client" --account "$home" --scopes User.Read --whole-store
 measure "accounts --username --whole-store" "$binary" accounts --username "user$middle@contoso.com" --whole-store
 measure "accounts" "$binary" accounts
+measure "accounts --whole-store" "$binary" accounts --whole-store
 measure "accounts --json" "$binary" accounts --json
 measure "accounts --client-id" "$binary" accounts --client-id "$client"
 # Each round signs another account out (and then wipes another one).

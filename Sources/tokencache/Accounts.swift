@@ -35,8 +35,9 @@ struct Accounts: ParsableCommand {
     var json = false
 
     func run() throws {
-        // A question about one account reads only its partitions; a listing reads the whole store.
-        let cache = try storeOptions.openCache(loading: identifier == nil && username == nil ? .wholeStore : targeted.loading)
+        // A question about one account reads only its partitions; a listing only the kinds of item
+        // it shows (the engine's partition mode reads no more for it).
+        let cache = try storeOptions.openCache(loading: targeted.loading)
         let accounts: [CachedAccount] = try exitOnFailure {
             if let identifier {
                 let found = try cache.account(identifier: identifier, clientId: clientId, environment: environment)
@@ -45,7 +46,8 @@ struct Accounts: ParsableCommand {
             if let username {
                 return try cache.account(username: username, clientId: clientId, environment: environment).map { [$0] } ?? []
             }
-            return try cache.accounts(clientId: clientId, environment: environment)
+            // The text shows no claims: the listing need not read ID tokens.
+            return try cache.accounts(clientId: clientId, environment: environment, idTokenClaims: json)
         }
         if json {
             printJSON(.array(accounts.map(Self.json)))

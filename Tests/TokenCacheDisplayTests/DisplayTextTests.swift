@@ -26,6 +26,14 @@ struct DisplayTextTests {
         #expect(!safe.unicodeScalars.contains(where: DisplayText.isUnsafe))
     }
 
+    @Test func prettyJSONKeepsItsLineBreaksAndOnlyWhatJSONAllowsRawIsEscaped() {
+        for unchanged in ["[\n  \"plain\"\n]", "{\n  \"name\" : \"caf\u{e9}\"\n}"] {
+            #expect(DisplayText.jsonSafe(unchanged) == unchanged)
+        }
+        #expect(DisplayText.jsonSafe("[\n  \"a\u{7F}b\u{202E}\"\n]") == "[\n  \"a\\u007fb\\u202e\"\n]")
+        #expect(DisplayText.escaped("a\u{7F}b", keepingLineBreaks: true) == "a\\u{7f}b")
+    }
+
     @Test("quoting caps by bytes: one character with 200,000 combining marks stays short")
     func quotingCapsByBytes() {
         let flood = "e" + String(repeating: "\u{301}", count: 200_000)

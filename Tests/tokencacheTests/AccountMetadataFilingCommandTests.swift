@@ -58,7 +58,8 @@ struct AccountMetadataFilingCommandTests {
 
             let processes = try (0..<ConcurrentFirstUseTests.openers).map { _ in
                 try ChildProcess(
-                    "tokencache", ["accounts", "--client-id", "client", "--json", "--store", spec],
+                    // A whole-store open files the entries (a listing alone reads only what it shows).
+                    "tokencache", ["accounts", "--client-id", "client", "--json", "--whole-store", "--store", spec],
                     environment: cli.environment.merging(environment) { $1 })
             }
             for process in processes {

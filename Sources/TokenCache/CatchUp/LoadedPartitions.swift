@@ -9,9 +9,10 @@ extension TokenCache.Configuration {
         /// Only the partitions (see `PartitionID`) lookups touched, each read on first use (one store
         /// query), at most about `limit` items in all, least recently used out: for a store of many
         /// users (a server). A lookup by home account or username reads only that account's
-        /// partitions; listings over every account (``TokenCache/accounts(clientId:environment:)``,
-        /// ``TokenCache/search(_:)``) read the whole store each time and are not hot-path calls in
-        /// this mode.
+        /// partitions; calls over every account read the store each time and are not hot-path
+        /// calls in this mode: ``TokenCache/search(_:)`` all of it, a listing
+        /// (``TokenCache/accounts(clientId:environment:idTokenClaims:)``) the kinds of item it looks
+        /// at where the store can select them (`TypeSelectingStore`).
         case partitions(limit: Int)
     }
 }

@@ -38,6 +38,7 @@ final class AccountMemo: Sendable {
     struct ListingKey: Hashable, Sendable {
         let clientId: String?
         let environment: String?
+        let idTokenClaims: Bool
     }
 
     /// Answers of an earlier index state that still hold in this one for every home account not in

@@ -22,34 +22,60 @@ extension TokenCache {
     ///     `signed_in` in the app's account metadata; an account marked `signed_out` is hidden even
     ///     if family tokens remain. ID-token claims come from this app's ID tokens first.
     ///   - environment: when given, only records under an alias of it.
+    ///   - idTokenClaims: `false` leaves the tenant profiles' ``CachedAccount/TenantProfile/idTokenClaims``
+    ///     `nil`, for a caller that does not show them: in partition loading mode the listing then
+    ///     reads no ID tokens.
     ///
     /// Accounts known only from legacy ADAL entries with a refresh token follow, unless a unified
     /// account already stands for them (same home account id, or same username when the entry has
     /// none) or the app signed them out; with `clientId`, only entries of that app or its family count.
-    public func accounts(clientId: String? = nil, environment: String? = nil) throws -> [CachedAccount] {
-        try withIndex { index in try accounts(clientId: clientId, environment: environment, in: index) }
+    ///
+    /// In partition loading mode every call reads the store, but only the kinds of item the listing
+    /// looks at (account records, legacy entries, ID tokens for their claims and, with `clientId`,
+    /// what says who is signed in to the app) where the store can select them by type (SQLite, memory).
+    public func accounts(clientId: String? = nil, environment: String? = nil, idTokenClaims: Bool = true) throws -> [CachedAccount] {
+        try withIndex(ofTypes: Self.listingTypes(clientId: clientId, idTokenClaims: idTokenClaims)) { index in
+            try accounts(clientId: clientId, environment: environment, idTokenClaims: idTokenClaims, in: index)
+        }
     }
 
-    func accounts(clientId: String?, environment: String?, in index: CacheIndex) throws -> [CachedAccount] {
+    /// The kinds of item a listing of every account looks at: account records and legacy ADAL
+    /// entries (no type), ID tokens for their claims; for one app also what says whether an account
+    /// is signed in to it — refresh tokens, the app metadata (its family), sign-in states and account
+    /// metadata. Not access tokens, most of a cache.
+    static func listingTypes(clientId: String?, idTokenClaims: Bool) -> [ItemQuery.TypeMatch] {
+        var types: [ItemQuery.TypeMatch] = AccountType.allCases.map { .code($0.typeCode) } + [.absent]
+        if idTokenClaims {
+            types += [.code(CredentialType.idToken.typeCode), .code(CredentialType.v1IdToken.typeCode)]
+        }
+        if clientId != nil {
+            types += [CredentialType.refreshToken, .familyRefreshToken, .boundRefreshToken].map { .code($0.typeCode) }
+            types += [ItemTypeCode.appMetadata, ItemTypeCode.accountMetadata, ItemTypeCode.accountSignIn].map { .code($0) }
+        }
+        return types
+    }
+
+    func accounts(clientId: String?, environment: String?, idTokenClaims: Bool = true, in index: CacheIndex) throws -> [CachedAccount] {
         // An app lists its accounts before nearly every silent request, and the answer only changes
         // with the cache: it is built once per index state, and after a change only the home
         // accounts the change touched are built again.
-        let key = AccountMemo.ListingKey(clientId: clientId, environment: environment)
+        let key = AccountMemo.ListingKey(clientId: clientId, environment: environment, idTokenClaims: idTokenClaims)
         return index.memo.fullListing(key) {
             let unified = index.memo.listing(key) { previous in
-                unifiedListing(clientId: clientId, environment: environment, updating: previous, in: index)
+                unifiedListing(clientId: clientId, environment: environment, idTokenClaims: idTokenClaims, updating: previous, in: index)
             }
             if index.legacyTokensByUser.isEmpty { return unified }
-            return unified + legacyAccounts(clientId: clientId, environment: environment, excluding: unified, index: index)
+            return unified + legacyAccounts(
+                clientId: clientId, environment: environment, idTokenClaims: idTokenClaims, excluding: unified, index: index)
         }
     }
 
     /// The unified accounts in home account order; with `previous`, the listing of an earlier state
     /// in the same order, only the home accounts changed since are built.
     private func unifiedListing(
-        clientId: String?, environment: String?, updating previous: AccountMemo.PreviousListing?, in index: CacheIndex
+        clientId: String?, environment: String?, idTokenClaims: Bool, updating previous: AccountMemo.PreviousListing?, in index: CacheIndex
     ) -> [CachedAccount] {
-        let scope = AccountScope(clientId: clientId, environment: environment, engine: self, index: index)
+        let scope = AccountScope(clientId: clientId, environment: environment, idTokenClaims: idTokenClaims, engine: self, index: index)
         let order = index.homeAccountOrder
         guard let previous else {
             return order.compactMap { buildAccount(homeAccountId: $0, scope: scope, index: index) }
@@ -105,7 +131,8 @@ extension TokenCache {
     /// Accounts built from legacy ADAL refresh-token entries (MSAL's legacy accessor), without those
     /// a unified account in `excluding` already stands for.
     private func legacyAccounts(
-        clientId: String?, environment: String?, excluding unified: [CachedAccount], index: CacheIndex, users: [String]? = nil
+        clientId: String?, environment: String?, idTokenClaims: Bool = true, excluding unified: [CachedAccount], index: CacheIndex,
+        users: [String]? = nil
     ) -> [CachedAccount] {
         let aliases = environment.map { Set(configuration.clouds.aliases(for: $0)) }
         let familyId = clientId.map { familyIdForSignIn(clientId: $0, index: index) }
@@ -154,7 +181,7 @@ extension TokenCache {
                 name: account.name,
                 tenantProfiles: [CachedAccount.TenantProfile(
                     account: account, identity: token.identity,
-                    isHomeTenant: homeTenant.map { $0 == realm } ?? true, idTokenClaims: claims)],
+                    isHomeTenant: homeTenant.map { $0 == realm } ?? true, idTokenClaims: idTokenClaims ? claims : nil)],
                 source: .legacyADAL))
         }
         return result
@@ -180,9 +207,12 @@ extension TokenCache {
         let familyId: String
         /// The environment's aliases; `nil` for every environment.
         let aliases: [String]?
+        /// Whether profiles carry their ID token's claims.
+        let idTokenClaims: Bool
 
-        init(clientId: String?, environment: String?, engine: TokenCache, index: CacheIndex) {
+        init(clientId: String?, environment: String?, idTokenClaims: Bool = true, engine: TokenCache, index: CacheIndex) {
             client = clientId.map { ItemKey.normalized($0) }
+            self.idTokenClaims = idTokenClaims
             self.clientId = clientId
             familyId = clientId.map { engine.familyIdForSignIn(clientId: $0, index: index) } ?? ""
             aliases = environment.map { engine.configuration.clouds.aliases(for: $0) }
@@ -198,7 +228,7 @@ extension TokenCache {
         if scope.client != nil, !isSignedIn(homeAccountId: homeAccountId, scope: scope, index: index) {
             return nil
         }
-        let idTokens = index.idTokens[homeAccountId] ?? []
+        let idTokens = scope.idTokenClaims ? index.idTokens[homeAccountId] ?? [] : []
         var profiles: [CachedAccount.TenantProfile] = []
         profiles.reserveCapacity(records.count)
         var primary: IndexedAccount?

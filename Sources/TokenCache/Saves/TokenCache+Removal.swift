@@ -25,7 +25,7 @@ extension TokenCache {
     /// - deletes the app's legacy ADAL entries for the account's user (client id compared exactly);
     /// - keeps the account records;
     /// - marks the account `signed_out` in the app's account metadata, which hides it from
-    ///   ``accounts(clientId:environment:)`` for this app even though family tokens remain;
+    ///   ``accounts(clientId:environment:idTokenClaims:)`` for this app even though family tokens remain;
     /// - writes the wipe record when a refresh token was deleted.
     @discardableResult
     public func removeAccount(homeAccountId: String, clientId: String) throws -> RemovalResult {
