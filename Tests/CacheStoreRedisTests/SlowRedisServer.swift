@@ -61,11 +61,23 @@ final class SlowRedisServer: @unchecked Sendable {
             }
             guard !commands.isEmpty else { continue }
             usleep(UInt32(delayMilliseconds.load(ordering: .acquiring) * 1000))
+            // What arrived meanwhile is the rest of the same pipeline (a client sends a pipeline
+            // whole before it reads; the socket may hand it over in pieces): one round trip.
+            while hasInput(connection) {
+                let more = read(connection, &chunk, chunk.count)
+                if more <= 0 { break }
+                pending += chunk[0..<more]
+                while let (command, used) = Self.parse(pending) {
+                    commands.append(command)
+                    pending.removeFirst(used)
+                }
+            }
             let answer = commands.map(Self.answer).joined()
             let bytes = Array(answer.utf8)
+            // Counted before the answer leaves: a client that has its answer sees it counted.
+            roundTrips.add(1, ordering: .releasing)
             let sent = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent != bytes.count { return }
-            roundTrips.add(1, ordering: .releasing)
         }
     }
 
@@ -100,6 +112,12 @@ final class SlowRedisServer: @unchecked Sendable {
             offset += length + 2
         }
         return (arguments, offset)
+    }
+
+    /// Whether `fd` has bytes to read now.
+    private func hasInput(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0
     }
 
     /// Stops answering, closes the listener and waits for the server thread.
