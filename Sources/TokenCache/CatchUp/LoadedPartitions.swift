@@ -83,7 +83,13 @@ struct LoadedPartitions: Sendable {
     /// forgotten when one of its partitions is evicted, re-read or written (its accounts, and so the
     /// partitions it expands to, may change), and a need that asked the store beyond its partitions
     /// (``MetNeed/searched``) whenever anything changed.
-    var met: [PartitionNeed: MetNeed] = [:]
+    private(set) var met: [PartitionNeed: MetNeed] = [:]
+    /// The met needs naming each partition, and the searched ones: what `forgetNeeds` drops,
+    /// found without going through every met need (a revalidation names a few partitions).
+    /// Entries of needs forgotten for another partition may linger; they only forget a need met
+    /// again since, which then takes the slow path once more.
+    private var needsNaming: [PartitionID: Set<PartitionNeed>] = [:]
+    private var searchedNeeds: Set<PartitionNeed> = []
 
     /// A need met by the loaded partitions. A warm lookup only bumps `used` (no table is written);
     /// eviction folds it into the partitions' recency.
@@ -104,14 +110,32 @@ struct LoadedPartitions: Sendable {
         }
     }
 
+    mutating func remember(_ need: PartitionNeed, _ metNeed: MetNeed) {
+        met[need] = metNeed
+        for partition in metNeed.partitions { needsNaming[partition, default: []].insert(need) }
+        if metNeed.searched { searchedNeeds.insert(need) }
+    }
+
     /// Forgets the met needs holding one of `partitions`; with `storeChanged` (the store moved, not
     /// only the index evicted) every searched need too. Returns how many were forgotten.
     @discardableResult
     mutating func forgetNeeds(touching partitions: Set<PartitionID>, storeChanged: Bool) -> Int {
-        guard !partitions.isEmpty || storeChanged, !met.isEmpty else { return 0 }
-        let before = met.count
-        met = met.filter { !($0.value.searched && storeChanged) && !$0.value.partitions.contains(where: partitions.contains) }
-        return before - met.count
+        var forgotten = 0
+        for partition in partitions {
+            guard let needs = needsNaming.removeValue(forKey: partition) else { continue }
+            for need in needs where met.removeValue(forKey: need) != nil { forgotten += 1 }
+        }
+        if storeChanged {
+            for need in searchedNeeds where met.removeValue(forKey: need) != nil { forgotten += 1 }
+            searchedNeeds = []
+        }
+        return forgotten
+    }
+
+    mutating func forgetAllNeeds() {
+        met = [:]
+        needsNaming = [:]
+        searchedNeeds = []
     }
 
     mutating func touch(_ partitions: [PartitionID]) {
@@ -134,7 +158,7 @@ struct LoadedPartitions: Sendable {
         let forgotten = met.count
         partitions = [:]
         items = 0
-        met = [:]
+        forgetAllNeeds()
         return forgotten
     }
 }
@@ -157,7 +181,7 @@ extension TokenCache.State {
                 guard let group = query.accessGroup, let account = query.account else {
                     // A deletion by attributes may reach any partition.
                     statistics.metNeedsDropped += loaded.met.count
-                    loaded.met = [:]
+                    loaded.forgetAllNeeds()
                     continue
                 }
                 touched.insert(PartitionID(accessGroup: group, account: account))

@@ -4,6 +4,8 @@
 @_spi(Statistics) public struct PartitionStatistics: Sendable, Hashable {
     /// Lookups answered by a need met before, without revalidating or loading anything.
     public var warmAnswers = 0
+    /// Lookups answered by a need met before, right after a revalidation that kept it.
+    public var revalidatedAnswers = 0
     /// Lookups and planned saves that revalidated and loaded (the slow path), attempts counted once each.
     public var slowPaths = 0
     /// Revalidations that found the store moved: by the partitions it named, or by dropping everything.

@@ -69,6 +69,16 @@ extension TokenCache {
             pauseBeforeRetry(attempt)
             let stamp = try store.changeStamp()
             let epoch = try revalidate(to: stamp)
+            // A revalidation keeps the needs none of whose partitions changed.
+            var kept: R?
+            try state.withLock { state in
+                guard state.stamp == stamp, state.loaded.epoch == epoch, let met = state.loaded.met[need] else { return }
+                state.loaded.tick &+= 1
+                met.used = state.loaded.tick
+                state.statistics.revalidatedAnswers += 1
+                kept = try body(state.index)
+            }
+            if let kept { return kept }
             state.withLock { $0.statistics.slowPaths += 1; $0.statistics.lookupRetries += attempt > 0 ? 1 : 0 }
             guard let partitions = try load(need, epoch: epoch, limit: limit) else { continue }
             var answer: R?
@@ -76,7 +86,7 @@ extension TokenCache {
                 guard state.loaded.epoch == epoch else { return }
                 if state.stamp == stamp {
                     state.loaded.tick &+= 1
-                    state.loaded.met[need] = LoadedPartitions.MetNeed(partitions, searched: searched, used: state.loaded.tick)
+                    state.loaded.remember(need, LoadedPartitions.MetNeed(partitions, searched: searched, used: state.loaded.tick))
                 }
                 answer = try body(state.index)
             }
