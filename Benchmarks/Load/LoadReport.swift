@@ -87,6 +87,8 @@ struct LoadReport {
         var lines = ["", "| per request, after the warm-up | " + layouts.map(\.rawValue).joined(separator: " | ") + " |",
                      "|---|" + String(repeating: "---|", count: layouts.count)]
         func row(_ label: String, _ value: (PhaseResult) -> Double, format: String) {
+            // Commands and round trips no layout made during the phase (setup's) are left out.
+            guard label == "requests" || layouts.contains(where: { value(phases[$0]!) >= 0.0005 }) || label.hasPrefix("engine ") else { return }
             lines.append("| \(label) | " + layouts.map { String(format: format, value(phases[$0]!)) }.joined(separator: " | ") + " |")
         }
         func perRequest(_ phase: PhaseResult, _ name: String) -> Double { phase.counters[name] / Double(max(1, phase.operations)) }
