@@ -88,6 +88,7 @@ func runDriver(_ options: DriverOptions) throws {
         scaling: scaling, masters: sizes.nodes.masters.count)
     let table = report.markdown()
     print(table)
+    print(report.counterTable())
     // Every seeded user has a token: a lookup that finds none means the layouts disagree with the
     // engine, and the run fails (CI runs it for that too).
     let misses = phases.values.reduce(0) { $0 + $1.misses }
@@ -106,14 +107,18 @@ func runPhase(_ layout: Layout, _ target: LoadStore, _ workload: Workload, sizes
             String(workload.limit), String(workload.processes),
         ]))
     }
+    Thread.sleep(forTimeInterval: workload.warmUpSeconds)
+    let serversBefore = try Counters.servers(sizes.nodes)
     for (index, child) in children.enumerated() { try child.wait("\(layout.rawValue) worker \(index)") }
     var result = PhaseResult()
+    result.counters = try Counters.servers(sizes.nodes) - serversBefore
     result.networkBytes = try sizes.networkBytes() - before
     for index in 0..<workload.processes {
         let output = "\(scratch)/\(layout.rawValue)-\(index)"
         for operation in Operation.allCases {
             result.latencies[operation, default: Latencies()].add(try Latencies.read(from: "\(output).\(operation.rawValue)"))
         }
+        result.counters.add(try Counters.read(from: "\(output).counters"))
         let counts = String(decoding: try Data(contentsOf: URL(fileURLWithPath: "\(output).counts")), as: UTF8.self)
             .split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard counts.count == 3 else { throw LoadError.worker("\(output).counts is malformed") }

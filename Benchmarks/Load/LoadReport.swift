@@ -77,6 +77,38 @@ struct LoadReport {
         return ([Self.begin] + lines + [Self.end]).joined(separator: "\n")
     }
 
+    /// Where the requests' time goes: processor time and Redis commands per request (every
+    /// request after the warm-up), and the engine's and the store's counters per 1,000 requests.
+    /// Printed after the table, not written into the docs.
+    func counterTable() -> String {
+        let layouts = Layout.allCases.filter { phases[$0] != nil }
+        var names = Set<String>()
+        for layout in layouts { names.formUnion(phases[layout]!.counters.values.keys) }
+        var lines = ["", "| per request, after the warm-up | " + layouts.map(\.rawValue).joined(separator: " | ") + " |",
+                     "|---|" + String(repeating: "---|", count: layouts.count)]
+        func row(_ label: String, _ value: (PhaseResult) -> Double, format: String) {
+            // Commands and round trips no layout made during the phase (setup's) are left out.
+            guard label == "requests" || layouts.contains(where: { value(phases[$0]!) >= 0.0005 }) || label.hasPrefix("engine ") else { return }
+            lines.append("| \(label) | " + layouts.map { String(format: format, value(phases[$0]!)) }.joined(separator: " | ") + " |")
+        }
+        func perRequest(_ phase: PhaseResult, _ name: String) -> Double { phase.counters[name] / Double(max(1, phase.operations)) }
+        row("requests", { Double($0.operations) }, format: "%.0f")
+        row("client CPU µs", { perRequest($0, "client CPU µs") }, format: "%.0f")
+        row("server CPU µs", { perRequest($0, "server CPU µs") }, format: "%.0f")
+        row("Redis commands", { perRequest($0, "commands") }, format: "%.3f")
+        for name in names.filter({ $0.hasPrefix("commands: ") }).sorted() {
+            row(name, { perRequest($0, name) }, format: "%.3f")
+        }
+        row("round trips", { perRequest($0, "round trips") }, format: "%.3f")
+        for name in names.filter({ $0.hasPrefix("round trips: ") }).sorted() {
+            row(name, { perRequest($0, name) }, format: "%.3f")
+        }
+        for name in names.filter({ $0.hasPrefix("engine ") }).sorted() {
+            row(name + " (per 1,000)", { 1000 * perRequest($0, name) }, format: "%.1f")
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Bytes a layout's keys take (`MEMORY USAGE`).
     private func memory(_ layout: Layout) -> Double {
         usage.filter { layout == .blob ? $0.key == "blob" : $0.key != "blob" }.reduce(0) { $0 + $1.value.bytes }

@@ -35,9 +35,11 @@ func runWorker(_ layout: Layout, _ target: LoadStore, _ workload: Workload, inde
     var total = 0
     let lookup: (Int) throws -> Bool
     let save: (Int, Int) throws -> Void
+    var engine: TokenCache?
     switch layout {
     case .partitions:
         let cache = try TokenCache(store: try target.open(tracking: true), configuration: .init(loading: .partitions(limit: workload.limit)))
+        engine = cache
         lookup = { try cache.accessToken(LoadUsers.query($0)) != nil }
         save = { try cache.save(LoadUsers.response($0, serial: $1), for: LoadUsers.request) }
     case .blob:
@@ -49,7 +51,9 @@ func runWorker(_ layout: Layout, _ target: LoadStore, _ workload: Workload, inde
     let warmUpEnd = start + UInt64(workload.warmUpSeconds * 1e9)
     let end = warmUpEnd + UInt64(workload.seconds * 1e9)
     var now = start
+    var counted: Counters?
     while now < end {
+        if counted == nil && now >= warmUpEnd { counted = Counters.worker(cache: engine) }
         let draw = Int.random(in: 0..<100, using: &generator)
         let operation: Operation = draw < 95 ? .lookup : draw < 99 ? .save : .firstSignIn
         let began = now
@@ -70,6 +74,7 @@ func runWorker(_ layout: Layout, _ target: LoadStore, _ workload: Workload, inde
         if began >= warmUpEnd { recorded[operation, default: Latencies()].add(now - began) }
     }
     for operation in Operation.allCases { try (recorded[operation] ?? Latencies()).write(to: "\(output).\(operation.rawValue)") }
+    try (Counters.worker(cache: engine) - (counted ?? Counters())).write(to: "\(output).counters")
     let counts = "\(misses) \(Double(end - warmUpEnd) / 1e9) \(total)\n"
     try Data(counts.utf8).write(to: URL(fileURLWithPath: "\(output).counts"))
 }
@@ -83,6 +88,9 @@ struct PhaseResult {
     var networkBytes = 0.0
     /// Operations in the phase, warm-up included (for bytes per operation).
     var allOperations = 0
+    /// The workers' counters after their warm-up, and the servers' from the end of the warm-up to
+    /// the workers' exit.
+    var counters = Counters()
 
     var operations: Int { latencies.values.reduce(0) { $0 + $1.count } }
     var throughput: Double { seconds > 0 ? Double(operations) / seconds : 0 }

@@ -6,4 +6,17 @@ public protocol PartitionTrackingStore: ItemStore {
     /// up from it later. `nil` when the store cannot tell (its history does not reach back that far,
     /// or `revision` is not one it issued): the caller then re-reads everything.
     func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges?
+
+    /// ``partitionChanges(since:)`` for a caller that holds only partitions it read or wrote through
+    /// this store instance (a cache in partition mode): with `readOrWrittenOnly` the answer may leave
+    /// out partitions the instance never read nor wrote, which a store that learns partitions' names
+    /// from their keys would otherwise look up.
+    func partitionChanges(since revision: ChangeStamp?, readOrWrittenOnly: Bool) throws -> PartitionChanges?
+}
+
+extension PartitionTrackingStore {
+    /// Names every changed partition: the caller's holdings are among them.
+    public func partitionChanges(since revision: ChangeStamp?, readOrWrittenOnly: Bool) throws -> PartitionChanges? {
+        try partitionChanges(since: revision)
+    }
 }

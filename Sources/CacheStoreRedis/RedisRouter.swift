@@ -29,6 +29,10 @@ final class RedisRouter: @unchecked Sendable {
     /// Changes whenever the slot map or the kind of server does: what a cached verdict on the
     /// masters (e.g. tracking's health) must be checked against.
     var mapVersion: UInt64 = 0
+    /// The masters of the slot map at `version` (finding them walks all 16,384 slots).
+    private var mastersOfMap: (version: UInt64, masters: [Endpoint])?
+    /// Round trips sent so far, by operation (see ``RedisStore/roundTrips``).
+    private(set) var roundTrips: [String: Int] = [:]
     private var connections: [Endpoint: RedisConnection] = [:]
     /// The connection that last sent `WATCH`: the only one a transaction may be committed on.
     private weak var watchingConnection: RedisConnection?
@@ -65,8 +69,10 @@ final class RedisRouter: @unchecked Sendable {
     func masters() throws(RedisError) -> [Endpoint] {
         try discoverIfNeeded()
         guard isCluster == true else { return [configuration.endpoint] }
+        if let known = mastersOfMap, known.version == mapVersion { return known.masters }
         var seen: [Endpoint] = []
         for case let endpoint? in slots where !seen.contains(endpoint) { seen.append(endpoint) }
+        mastersOfMap = (mapVersion, seen)
         return seen
     }
 
@@ -177,6 +183,7 @@ final class RedisRouter: @unchecked Sendable {
         var sent = asking ? [[Data("ASKING".utf8)]] + commands : commands
         if waitsForReplicas { sent.append(waitCommand()) }
         var replies: [RedisValue]
+        roundTrips[operation, default: 0] += 1
         do throws(RedisError) {
             replies = try connection.pipeline(sent, operation: operation, deadline: deadline)
         } catch {
@@ -260,6 +267,7 @@ final class RedisRouter: @unchecked Sendable {
                         break
                     }
                     var chunkReplies: [RedisValue]
+                    roundTrips[operation, default: 0] += 1
                     let waitsForReplicas = waitsForReplicas(chunk.lazy.map { requests[$0].command })
                     do throws(RedisError) {
                         chunkReplies = try connection.pipeline(

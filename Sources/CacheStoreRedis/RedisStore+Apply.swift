@@ -140,11 +140,10 @@ extension RedisStore {
         let consecutive = zip(revisions, revisions.dropFirst()).allSatisfy { $1 == $0 &+ 1 }
         let result = ChangeStamp(last, generationNow)
         tracking?.shared.withLock { shared in
-            if consecutive, generationNow == generation, shared.cachedRevision == nil || shared.cachedRevision == first &- 1 {
-                shared.cachedRevision = last
-            } else {
-                shared.cachedRevision = nil
-            }
+            // Our INCR's result exceeds every revision this store held before, so stamps made of
+            // it are new either way; it is the server's current one only when nothing came between.
+            shared.revisionConfirmed = consecutive && generationNow == generation && (shared.cachedRevision == nil || shared.cachedRevision == first &- 1)
+            shared.cachedRevision = last
         }
         guard consecutive, generationNow == generation else {
             return CommitStamps(base: ChangeStamp(.max, .max), result: result)

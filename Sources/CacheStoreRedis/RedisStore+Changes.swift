@@ -14,6 +14,13 @@ extension RedisStore: PartitionTrackingStore, DamageReportingStore {
     /// interrupted: changes may have gone unreported then. A change made by another process is
     /// reported once its invalidation has arrived (typically well under a millisecond on loopback).
     public func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges? {
+        try partitionChanges(since: revision, readOrWrittenOnly: false)
+    }
+
+    /// With `readOrWrittenOnly`, never a round trip: a partition this store has not read or written
+    /// in the current epoch (every read, from the server or from tracking's copies, and every commit
+    /// makes it known) is left out instead of looked up.
+    public func partitionChanges(since revision: ChangeStamp?, readOrWrittenOnly: Bool) throws -> PartitionChanges? {
         guard let tracking else { return nil }
         return try state.withLock { state throws -> PartitionChanges? in
             guard try healthy(&state) else { return nil }
@@ -27,7 +34,7 @@ extension RedisStore: PartitionTrackingStore, DamageReportingStore {
             for key in changed {
                 if let partition = known[key] { partitions.append(partition) } else { unknown.append(key) }
             }
-            if !unknown.isEmpty {
+            if !unknown.isEmpty && !readOrWrittenOnly {
                 let replies = try state.router.runEach(
                     unknown.map { ($0, [Data("HMGET".utf8), $0, RedisLayout.groupField, RedisLayout.accountField]) },
                     operation: "HMGET partition attributes")

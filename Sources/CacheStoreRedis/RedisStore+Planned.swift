@@ -159,7 +159,7 @@ extension RedisStore {
     /// nil without tracking, while it is unhealthy, or before the revision was read.
     private func knownRevision(_ state: inout State) throws -> (revision: UInt64, generation: UInt64)? {
         guard let tracking, try healthy(&state) else { return nil }
-        return tracking.shared.withLock { shared in shared.cachedRevision.map { ($0, shared.generation) } }
+        return tracking.shared.withLock { shared in shared.revisionConfirmed ? shared.cachedRevision.map { ($0, shared.generation) } : nil }
     }
 
     /// The copies tracking holds of `partitions`, while no invalidation arrived since `generation`

@@ -149,7 +149,11 @@ extension RedisStore {
                 // A sliding lifetime needs the read to reach the server now and then; cached reads
                 // skip it, so with a lifetime the cache is used only for the revision check's benefit.
                 if configuration.lifetimeSeconds == nil {
-                    for (index, partition) in partitions.enumerated() { answers[index] = shared.partitions[partition.key] }
+                    for (index, partition) in partitions.enumerated() {
+                        answers[index] = shared.partitions[partition.key]
+                        // Known in this epoch, so that its changes are named (the copy may predate it).
+                        if answers[index] != nil { shared.changes.know(partition) }
+                    }
                 }
                 return shared.generation
             }

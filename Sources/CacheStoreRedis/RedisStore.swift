@@ -189,6 +189,12 @@ public final class RedisStore: ItemStore {
         }
     }
 
+    /// Round trips to the servers so far (one per pipeline sent to a node), by what they did: for
+    /// benchmarks and diagnosis. Shared through `@_spi(Statistics)`; not part of the store API.
+    @_spi(Statistics) public var roundTrips: [String: Int] {
+        state.withLock { $0.router.roundTrips }
+    }
+
     /// Whether other processes' changes currently reach this store without asking the server.
     public var isTrackingHealthy: Bool {
         guard let tracking else { return false }
@@ -216,7 +222,10 @@ public final class RedisStore: ItemStore {
         if let cached { return ChangeStamp(cached, generation) }
         let revision = try readRevision(&state)
         tracking.shared.withLock { shared in
-            if shared.generation == generation { shared.cachedRevision = revision }
+            if shared.generation == generation {
+                shared.cachedRevision = revision
+                shared.revisionConfirmed = true
+            }
         }
         return ChangeStamp(revision, generation)
     }

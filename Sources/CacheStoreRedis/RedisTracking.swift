@@ -29,7 +29,13 @@ final class RedisTracking: @unchecked Sendable {
     struct Shared {
         /// Bumped by every invalidation, lost connection and (re)enabling of tracking.
         var generation: UInt64 = 1
+        /// The store revision stamps are made of: the server's as last read or committed. Another
+        /// client's commit moves the generation and leaves this as it is (`revisionConfirmed`
+        /// false): the stamp still changes, without a round trip to read the revision again.
         var cachedRevision: UInt64?
+        /// Whether `cachedRevision` is still the server's revision (no other client changed it
+        /// since): what a plan on a standalone server may `WATCH` and compare against.
+        var revisionConfirmed = false
         var partitions: [Data: CachedPartition] = [:]
         /// Masters whose data connection is tracked into a live listener.
         var tracked: Set<Endpoint> = []
@@ -145,7 +151,7 @@ final class RedisTracking: @unchecked Sendable {
             }
             let partitionPrefix = layout.partitionKeyPrefix
             for key in keys {
-                if key == layout.revisionKey { state.cachedRevision = nil } else { state.partitions[key] = nil }
+                if key == layout.revisionKey { state.revisionConfirmed = false } else { state.partitions[key] = nil }
                 if key.starts(with: partitionPrefix) { state.changes.record(key) }
             }
         }

@@ -79,9 +79,13 @@ public final class TokenCache: Sendable {
         var revision: ChangeStamp?
         /// In partition loading mode: which partitions the index holds, and what lookups need.
         var loaded = LoadedPartitions()
+        var statistics = PartitionStatistics()
     }
 
     let state = StateLock(State())
+
+    /// What partition loading mode did so far (all zero in whole-store mode).
+    @_spi(Statistics) public var partitionStatistics: PartitionStatistics { state.withLock { $0.statistics } }
 
     /// Creates an engine over `store`.
     ///

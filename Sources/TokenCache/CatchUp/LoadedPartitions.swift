@@ -80,22 +80,63 @@ struct LoadedPartitions: Sendable {
     /// Changes whenever the loaded partitions are revalidated: reads begun before may be older
     /// than what the index holds, and are not added.
     var epoch: UInt64 = 0
-    /// Needs whose partitions are all loaded, with their partitions and last use; cleared whenever
-    /// a partition is dropped or re-read (its accounts, and so the partitions a need expands to, may
-    /// change).
-    var met: [PartitionNeed: MetNeed] = [:]
+    /// Needs whose partitions are all loaded, with their partitions and last use. A need is
+    /// forgotten when one of its partitions is evicted, re-read or written (its accounts, and so the
+    /// partitions it expands to, may change), and a need that asked the store beyond its partitions
+    /// (``MetNeed/searched``) whenever anything changed.
+    private(set) var met: [PartitionNeed: MetNeed] = [:]
+    /// The met needs naming each partition, and the searched ones: what `forgetNeeds` drops,
+    /// found without going through every met need (a revalidation names a few partitions).
+    /// Entries of needs forgotten for another partition may linger; they only forget a need met
+    /// again since, which then takes the slow path once more.
+    private var needsNaming: [PartitionID: Set<PartitionNeed>] = [:]
+    private var searchedNeeds: Set<PartitionNeed> = []
 
     /// A need met by the loaded partitions. A warm lookup only bumps `used` (no table is written);
     /// eviction folds it into the partitions' recency.
     final class MetNeed: @unchecked Sendable {
         // Read and written only under the engine's lock.
+        /// Every partition the need named (empty ones too: a first item there changes the answer).
         let partitions: [PartitionID]
+        /// Whether the store was asked which partitions to load (a username's accounts in the
+        /// lookup-key index, an account's partitions under hosts no known cloud has): a change to a
+        /// partition the need does not hold yet may add to them, so any change forgets it.
+        let searched: Bool
         var used: UInt64
 
-        init(_ partitions: [PartitionID], used: UInt64) {
+        init(_ partitions: [PartitionID], searched: Bool, used: UInt64) {
             self.partitions = partitions
+            self.searched = searched
             self.used = used
         }
+    }
+
+    mutating func remember(_ need: PartitionNeed, _ metNeed: MetNeed) {
+        met[need] = metNeed
+        for partition in metNeed.partitions { needsNaming[partition, default: []].insert(need) }
+        if metNeed.searched { searchedNeeds.insert(need) }
+    }
+
+    /// Forgets the met needs holding one of `partitions`; with `storeChanged` (the store moved, not
+    /// only the index evicted) every searched need too. Returns how many were forgotten.
+    @discardableResult
+    mutating func forgetNeeds(touching partitions: Set<PartitionID>, storeChanged: Bool) -> Int {
+        var forgotten = 0
+        for partition in partitions {
+            guard let needs = needsNaming.removeValue(forKey: partition) else { continue }
+            for need in needs where met.removeValue(forKey: need) != nil { forgotten += 1 }
+        }
+        if storeChanged {
+            for need in searchedNeeds where met.removeValue(forKey: need) != nil { forgotten += 1 }
+            searchedNeeds = []
+        }
+        return forgotten
+    }
+
+    mutating func forgetAllNeeds() {
+        met = [:]
+        needsNaming = [:]
+        searchedNeeds = []
     }
 
     mutating func touch(_ partitions: [PartitionID]) {
@@ -112,11 +153,14 @@ struct LoadedPartitions: Sendable {
         return recency
     }
 
-    /// Drops everything (a store that cannot name what changed).
-    mutating func removeAll() {
+    /// Drops everything (a store that cannot name what changed); returns the met needs forgotten.
+    @discardableResult
+    mutating func removeAll() -> Int {
+        let forgotten = met.count
         partitions = [:]
         items = 0
-        met = [:]
+        forgetAllNeeds()
+        return forgotten
     }
 }
 
@@ -128,18 +172,30 @@ extension TokenCache.State {
             index.removePartition(item.partition)
         }
         // The counts of loaded partitions the batch changed.
-        for partition in Set(batch.compactMap { operation -> PartitionID? in
+        var touched = Set<PartitionID>()
+        var wrote = false
+        for operation in batch {
             switch operation {
-            case .save(let item): item.partition
-            case .delete(let query): query.accessGroup.flatMap { group in query.account.map { PartitionID(accessGroup: group, account: $0) } }
-            default: nil
+            case .save(let item): touched.insert(item.partition); wrote = true
+            case .delete(let query):
+                wrote = true
+                guard let group = query.accessGroup, let account = query.account else {
+                    // A deletion by attributes may reach any partition.
+                    statistics.metNeedsDropped += loaded.met.count
+                    loaded.forgetAllNeeds()
+                    continue
+                }
+                touched.insert(PartitionID(accessGroup: group, account: account))
+            case .setLookupKeys(let partition, _): touched.insert(partition); wrote = true
+            case .declareLookupKeysComplete: continue
             }
-        }) where loaded.partitions[partition] != nil {
+        }
+        for partition in touched where loaded.partitions[partition] != nil {
             let count = index.itemCount(in: partition)
             loaded.items += count - loaded.partitions[partition]!.items
             loaded.partitions[partition]!.items = count
         }
-        loaded.met = [:]
+        statistics.metNeedsDropped += loaded.forgetNeeds(touching: touched, storeChanged: wrote)
     }
 
     /// Replaces a partition's content and records it as loaded.
@@ -151,20 +207,27 @@ extension TokenCache.State {
         loaded.partitions[partition] = (count, loaded.tick)
     }
 
-    /// Drops least recently used partitions, never those in `keep`, until at most `limit` items
-    /// are loaded.
+    /// Once more than `limit` items are loaded, drops least recently used partitions, never those in
+    /// `keep`, down to seven eighths of it: the recency sort covers every loaded partition, so it is
+    /// paid once per eighth of the limit rather than at every cold lookup.
     mutating func evict(toward limit: Int, keeping keep: Set<PartitionID>) {
         guard loaded.items > limit else { return }
+        let target = limit - limit / 8
         // Sorted on the numbers themselves: a comparison that looked both partitions up in a
         // dictionary hashed two account attributes per step, a fifth of a cold lookup at the limit.
         let candidates = loaded.recency.filter { !keep.contains($0.key) }.sorted { $0.value < $1.value }
+        var evicted = Set<PartitionID>()
         for (partition, _) in candidates {
-            guard loaded.items > limit else { break }
+            guard loaded.items > target else { break }
             index.removePartition(partition)
             loaded.items -= loaded.partitions[partition]!.items
             loaded.partitions[partition] = nil
+            evicted.insert(partition)
         }
-        loaded.met = [:]
+        statistics.evictions += 1
+        statistics.partitionsEvicted += evicted.count
+        // Only the needs that held an evicted partition are no longer met.
+        statistics.metNeedsDropped += loaded.forgetNeeds(touching: evicted, storeChanged: false)
     }
 }
 

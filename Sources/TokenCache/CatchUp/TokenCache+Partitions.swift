@@ -13,18 +13,35 @@ import TokenCacheSchema
 /// so the next identical lookup, while the store's stamp is unchanged, is one table probe away from
 /// the whole-store path. When the stamp changed, the loaded partitions are revalidated: re-read
 /// only those the store names as changed (`partitionChanges(since:)`), or all dropped when it
-/// cannot tell.
+/// cannot tell. Met needs outlive a revalidation unless it re-read one of their partitions (or
+/// they asked the store which partitions to load: see `LoadedPartitions.MetNeed.searched`), so
+/// another writer's save to one user leaves every other user's lookups warm.
 extension TokenCache {
     /// How often a partition-mode lookup or save starts over when other writers moved the store
     /// between its revalidation and its answer, before it falls back to a whole read: a read of every
     /// user's items, the last resort, since on a store of many users it costs far more than a retry.
     static let partitionAttempts = 12
 
+    /// How many times a planned save starts over at once, neither pausing nor counting as an
+    /// attempt (see `commitPlannedInPartitions`).
+    static let freeRetries = 32
+
     /// From the third attempt on, waits 250 µs, doubling to at most 8 ms (about 50 ms in all), so the
     /// other writers' commits and their invalidations land before the next try instead of during it.
-    static func pauseBeforeRetry(_ attempt: Int) {
+    func pauseBeforeRetry(_ attempt: Int) {
         guard attempt >= 2 else { return }
+        state.withLock { $0.statistics.pauses += 1 }
         pauseThread(for: .microseconds(250 << min(attempt - 2, 5)))
+    }
+
+    /// Whether meeting `need` asks the store which partitions to load, beyond those it names and
+    /// those the loaded ones lead to (see `directPartitions`): then a change anywhere may add one.
+    private func searches(_ need: PartitionNeed) -> Bool {
+        switch need {
+        case .username: true
+        case .homeAccount(_, let environment, let legacy, _): (environment == nil || legacy) && store is any SplitReadingStore
+        case .appMetadata: false
+        }
     }
 
     private enum PlanRetry: Error {
@@ -43,26 +60,40 @@ extension TokenCache {
             guard state.stamp == stamp, let met = state.loaded.met[need] else { return }
             state.loaded.tick &+= 1
             met.used = state.loaded.tick
+            state.statistics.warmAnswers += 1
             result = try body(state.index)
         }
         if let result { return result }
+        let searched = searches(need)
         for attempt in 0..<Self.partitionAttempts {
-            Self.pauseBeforeRetry(attempt)
+            pauseBeforeRetry(attempt)
             let stamp = try store.changeStamp()
             let epoch = try revalidate(to: stamp)
+            // A revalidation keeps the needs none of whose partitions changed.
+            var kept: R?
+            try state.withLock { state in
+                guard state.stamp == stamp, state.loaded.epoch == epoch, let met = state.loaded.met[need] else { return }
+                state.loaded.tick &+= 1
+                met.used = state.loaded.tick
+                state.statistics.revalidatedAnswers += 1
+                kept = try body(state.index)
+            }
+            if let kept { return kept }
+            state.withLock { $0.statistics.slowPaths += 1; $0.statistics.lookupRetries += attempt > 0 ? 1 : 0 }
             guard let partitions = try load(need, epoch: epoch, limit: limit) else { continue }
             var answer: R?
             try state.withLock { state in
                 guard state.loaded.epoch == epoch else { return }
                 if state.stamp == stamp {
                     state.loaded.tick &+= 1
-                    state.loaded.met[need] = LoadedPartitions.MetNeed(partitions, used: state.loaded.tick)
+                    state.loaded.remember(need, LoadedPartitions.MetNeed(partitions, searched: searched, used: state.loaded.tick))
                 }
                 answer = try body(state.index)
             }
             if let answer { return answer }
         }
         // Other writers kept moving the store: answer from one whole read.
+        state.withLock { $0.statistics.wholeReads += 1 }
         return try body(try CacheIndex.read(from: store, deferringUnder: configuration.clouds.hosts))
     }
 
@@ -72,17 +103,26 @@ extension TokenCache {
     private func revalidate(to stamp: ChangeStamp) throws -> UInt64 {
         let (current, revision, epoch, loaded) = state.withLock { ($0.stamp, $0.revision, $0.loaded.epoch, $0.loaded.partitions) }
         if current == stamp { return epoch }
-        if current != nil, let revision, let changes = try (store as? any PartitionTrackingStore)?.partitionChanges(since: revision) {
+        // Only partitions read through the store can be loaded: it need not name the others.
+        if current != nil, let revision,
+           let changes = try (store as? any PartitionTrackingStore)?.partitionChanges(since: revision, readOrWrittenOnly: true) {
             var seen = Set<PartitionID>()
             let changed = changes.partitions.filter { loaded[$0] != nil && seen.insert($0).inserted }
             let reads = Self.inStoreOrder(zip(changed, try changed.isEmpty ? [] : store.readPartitions(changed).map(\.items)))
             return state.withLock { state in
                 // Another thread revalidated meanwhile: its index is at least as new.
                 guard state.loaded.epoch == epoch else { return state.loaded.epoch }
+                var reRead = Set<PartitionID>()
                 for (partition, items) in reads where state.loaded.partitions[partition] != nil {
                     state.load(partition, items: items)
+                    reRead.insert(partition)
                 }
-                state.loaded.met = [:]
+                state.statistics.revalidations += 1
+                state.statistics.partitionsReRead += reRead.count
+                // Needs holding none of the partitions re-read still name the same partitions and
+                // find them current. A searched need may name more now, whatever changed (even a
+                // partition the store need not name, such as another account's first sign-in).
+                state.statistics.metNeedsDropped += state.loaded.forgetNeeds(touching: reRead.union(changes.partitions), storeChanged: true)
                 state.loaded.epoch &+= 1
                 state.stamp = stamp
                 state.revision = changes.revision
@@ -94,7 +134,8 @@ extension TokenCache {
         return state.withLock { state in
             guard state.loaded.epoch == epoch else { return state.loaded.epoch }
             state.index = CacheIndex(items: [])
-            state.loaded.removeAll()
+            state.statistics.revalidationsDroppingAll += 1
+            state.statistics.metNeedsDropped += state.loaded.removeAll()
             state.loaded.epoch &+= 1
             state.stamp = stamp
             state.revision = fresh
@@ -115,6 +156,7 @@ extension TokenCache {
             guard state.loaded.epoch == epoch else { return false }
             for (partition, items) in reads where state.loaded.partitions[partition] == nil {
                 state.load(partition, items: items)
+                state.statistics.partitionsLoaded += 1
             }
             return true
         }
@@ -131,8 +173,9 @@ extension TokenCache {
             .map(\.read)
     }
 
-    /// Loads what `need` names and evicts down to `limit`; returns the partitions to mark as used
-    /// when the need is met again, or `nil` when the index was revalidated meanwhile.
+    /// Loads what `need` names and evicts down to `limit`; returns every partition it named (to
+    /// mark as used when the need is met again, and to forget the need when one changes), or `nil`
+    /// when the index was revalidated meanwhile.
     private func load(_ need: PartitionNeed, epoch: UInt64, limit: Int) throws -> [PartitionID]? {
         var wanted = try directPartitions(need)
         guard try ensureLoaded(wanted, epoch: epoch) else { return nil }
@@ -145,7 +188,8 @@ extension TokenCache {
             guard state.loaded.epoch == epoch else { return nil }
             state.evict(toward: limit, keeping: keep)
             state.loaded.touch(wanted)
-            return wanted.filter { (state.loaded.partitions[$0]?.items ?? 0) > 0 }
+            // Those outside the store's access groups are never loaded, nor changed.
+            return keep.filter { state.loaded.partitions[$0] != nil }.sorted()
         }
     }
 
@@ -257,15 +301,25 @@ extension TokenCache {
     /// ``commitPlanned(keepingLookupKeys:_:)`` in partition mode: the plan runs on the loaded
     /// partitions, under the store's write lock, and only when they are current; a plan that turns
     /// out to touch partitions not loaded is dropped, they are loaded, and it runs again.
+    ///
+    /// On a busy store another writer's commit often lands between the revalidation and the plan
+    /// (its invalidation moves the stamp): the first `freeRetries` such retries revalidate at once,
+    /// without pausing or counting as one of the `partitionAttempts`, as do retries that load
+    /// partitions the plan turned out to touch. Only a store that keeps moving past them gets the
+    /// pauses, and in the end the whole read.
     func commitPlannedInPartitions<Result>(
         keepingLookupKeys: Bool, need: PartitionNeed?, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> (batch: BatchResult, result: Result) {
         guard case .partitions(let limit) = configuration.loading else { preconditionFailure("partition mode only") }
         let keys = keepingLookupKeys && store.lookupKeyIndex != nil
         var needed = store.accessGroups.all.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
-        for attempt in 0..<Self.partitionAttempts {
-            Self.pauseBeforeRetry(attempt)
+        var attempt = 0
+        var free = 0
+        while attempt < Self.partitionAttempts {
+            pauseBeforeRetry(attempt)
+            attempt += 1
             let epoch = try revalidate(to: try store.changeStamp())
+            state.withLock { $0.statistics.slowPaths += 1 }
             if let need, try load(need, epoch: epoch, limit: limit) == nil { continue }
             guard try ensureLoaded(needed, epoch: epoch) else { continue }
             var output: Result?
@@ -292,11 +346,15 @@ extension TokenCache {
                 return (result, output!)
             } catch PlanRetry.missing(let missing) {
                 needed += missing
+                state.withLock { $0.statistics.missingRetries += 1 }
+                if free < Self.freeRetries { free += 1; attempt -= 1 }
             } catch PlanRetry.stale {
-                continue
+                state.withLock { $0.statistics.staleRetries += 1 }
+                if free < Self.freeRetries { free += 1; attempt -= 1 }
             }
         }
         // Other writers kept moving the store: plan on all of it, as whole-store mode does.
+        state.withLock { $0.statistics.wholeReads += 1 }
         var output: Result?
         var batch: [StoreOperation] = []
         let result = try store.applyPlanned { _, allItems in
