@@ -46,6 +46,8 @@ extension TokenCache {
             result = try body(state.index)
         }
         if let result { return result }
+        // An app's account-metadata item the need loaded is filed per account, after the answer.
+        defer { fileLoadedAccountMetadata() }
         for attempt in 0..<Self.partitionAttempts {
             Self.pauseBeforeRetry(attempt)
             let stamp = try store.changeStamp()
@@ -196,6 +198,12 @@ extension TokenCache {
             return partitions
         case .appMetadata(let environment):
             return groups.flatMap { group in hosts(environment).map { PartitionID(accessGroup: group, account: $0) } }
+        case .homeAccounts(let homes):
+            var partitions = groups.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
+            for home in homes {
+                partitions += try directPartitions(.homeAccount(home, environment: nil, legacy: false, metadata: false))
+            }
+            return partitions
         }
     }
 
@@ -218,7 +226,7 @@ extension TokenCache {
                 partitions += legacyPartitions(ofHome: home)
             }
             return partitions
-        case .appMetadata:
+        case .appMetadata, .homeAccounts:
             return []
         }
     }
@@ -254,10 +262,21 @@ extension TokenCache {
         return partitions
     }
 
-    /// ``commitPlanned(keepingLookupKeys:_:)`` in partition mode: the plan runs on the loaded
-    /// partitions, under the store's write lock, and only when they are current; a plan that turns
-    /// out to touch partitions not loaded is dropped, they are loaded, and it runs again.
+    /// ``commitPlanned(keepingLookupKeys:_:)`` in partition mode (see
+    /// `commitPlannedInLoadedPartitions`); then an app's account-metadata item the commit loaded is
+    /// filed per account (see `fileLoadedAccountMetadata`).
     func commitPlannedInPartitions<Result>(
+        keepingLookupKeys: Bool, need: PartitionNeed?, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
+    ) throws -> (batch: BatchResult, result: Result) {
+        let committed = try commitPlannedInLoadedPartitions(keepingLookupKeys: keepingLookupKeys, need: need, plan)
+        fileLoadedAccountMetadata()
+        return committed
+    }
+
+    /// The plan runs on the loaded partitions, under the store's write lock, and only when they are
+    /// current; a plan that turns out to touch partitions not loaded is dropped, they are loaded,
+    /// and it runs again.
+    func commitPlannedInLoadedPartitions<Result>(
         keepingLookupKeys: Bool, need: PartitionNeed?, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> (batch: BatchResult, result: Result) {
         guard case .partitions(let limit) = configuration.loading else { preconditionFailure("partition mode only") }
