@@ -10,28 +10,79 @@ struct SignInScaling {
 
     let small: Latencies
     let large: Latencies
+    /// The same sign-ins' processor time (this thread's): what a loaded machine's scheduling adds
+    /// to the latencies is not in it.
+    let smallCPU: Latencies
+    let largeCPU: Latencies
     let largeUsers: Int
     let seedSeconds: Double
 
-    static func measure(_ target: LoadStore, users: Int, processes: Int, limit: Int, scratch: String) throws -> SignInScaling {
+    static func measure(
+        _ target: LoadStore, users: Int, processes: Int, limit: Int, scratch: String, timed: Int = timed
+    ) throws -> SignInScaling {
         var seconds = try seedInProcesses(target, users: 0..<smallUsers, blobs: false, processes: processes, scratch: scratch)
-        let small = try time(target, firstUser: 90_000_000, limit: limit)
+        let (small, smallCPU) = try time(target, firstUser: 90_000_000, limit: limit, timed: timed)
         seconds += try seedInProcesses(target, users: smallUsers..<max(smallUsers, users), blobs: false, processes: processes, scratch: scratch)
-        let large = try time(target, firstUser: 90_100_000, limit: limit)
-        return SignInScaling(small: small, large: large, largeUsers: max(smallUsers, users), seedSeconds: seconds)
+        let (large, largeCPU) = try time(target, firstUser: 90_100_000, limit: limit, timed: timed)
+        return SignInScaling(
+            small: small, large: large, smallCPU: smallCPU, largeCPU: largeCPU, largeUsers: max(smallUsers, users), seedSeconds: seconds)
     }
 
-    private static func time(_ target: LoadStore, firstUser: Int, limit: Int) throws -> Latencies {
+    private static func time(_ target: LoadStore, firstUser: Int, limit: Int, timed: Int) throws -> (Latencies, Latencies) {
         let cache = try TokenCache(store: try target.open(tracking: true), configuration: .init(loading: .partitions(limit: limit)))
         var latencies = Latencies()
+        var processor = Latencies()
         for offset in 0..<(timed + 5) {
+            let response = LoadUsers.response(firstUser + offset)
             let began = monotonicNanoseconds()
-            try cache.save(LoadUsers.response(firstUser + offset), for: LoadUsers.request)
-            if offset >= 5 { latencies.add(monotonicNanoseconds() - began) }
+            let beganCPU = threadCPUNanoseconds()
+            try cache.save(response, for: LoadUsers.request)
+            if offset >= 5 {
+                processor.add(threadCPUNanoseconds() - beganCPU)
+                latencies.add(monotonicNanoseconds() - began)
+            }
         }
-        return latencies
+        return (latencies, processor)
+    }
+
+    private static func threadCPUNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// The large size's p50 over the small size's.
     var growth: Double { Double(large.percentile(0.5)) / Double(max(1, small.percentile(0.5))) }
+}
+
+/// `TokenCacheLoad sign-ins SPEC [--users N] [--timed N] [--processes P]`: the first sign-in rows of
+/// the run alone, on one store (a SQLite file needs no servers), with more timed sign-ins for a
+/// steadier median; `--processes 0` seeds in this process (for valgrind, which follows no child).
+func runSignIns(_ arguments: ArraySlice<String>) throws {
+    var rest = arguments
+    guard let spec = rest.popFirst() else { throw LoadError.usage("sign-ins SPEC [--users N] [--timed N] [--processes P]") }
+    var users = 20_000, timed = 500, processes = 1
+    while let name = rest.popFirst() {
+        guard let text = rest.popFirst(), let value = Int(text), value > 0 || name == "--processes" && value == 0 else {
+            throw LoadError.usage("\(name) takes a positive number")
+        }
+        switch name {
+        case "--users": users = max(SignInScaling.smallUsers, value)
+        case "--timed": timed = value
+        case "--processes": processes = value
+        default: throw LoadError.usage("unknown option \(name)")
+        }
+    }
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tokencache-sign-ins-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(atPath: scratch) }
+    let target = LoadStore(spec: spec, prefix: "tokencache-sign-ins-\(getpid())")
+    let scaling = try SignInScaling.measure(target, users: users, processes: processes, limit: 40_000, scratch: scratch, timed: timed)
+    for (size, latencies, processor) in [
+        (SignInScaling.smallUsers, scaling.small, scaling.smallCPU), (scaling.largeUsers, scaling.large, scaling.largeCPU),
+    ] {
+        print("first sign-in at \(formatCount(size)) users: p50 \(formatDuration(latencies.percentile(0.5))), "
+            + "p90 \(formatDuration(latencies.percentile(0.9))), p99 \(formatDuration(latencies.percentile(0.99))); "
+            + "processor time p50 \(formatDuration(processor.percentile(0.5))) (\(latencies.count) timed)")
+    }
 }

@@ -25,6 +25,11 @@ enum LoadUsers {
         AccessTokenQuery(homeAccountId: homeAccountId(user), environment: environment, realm: tenant, clientId: clientId, scopes: scopes)
     }
 
+    // Made once: `String(repeating:count:)` appends a character at a time, and making them for
+    // every response cost as much as the save timed with it.
+    private static let accessTokenBody = "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9." + String(repeating: "a", count: 1500) + "."
+    private static let refreshTokenBody = "0.AAAA" + String(repeating: "r", count: 850)
+
     /// A token response for the user, as the token endpoint returns it: access and refresh tokens
     /// of typical sizes (about 1.6 KB and 0.9 KB), an ID token and client info. `serial` makes each
     /// response's tokens new, as a refresh does.
@@ -38,8 +43,8 @@ enum LoadUsers {
         ]
         let stamp = "\(uid).\(serial)"
         return TokenResponse(
-            accessToken: "eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9." + String(repeating: "a", count: 1500) + "." + stamp,
-            refreshToken: "0.AAAA" + String(repeating: "r", count: 850) + stamp,
+            accessToken: accessTokenBody + stamp,
+            refreshToken: refreshTokenBody + stamp,
             idToken: encode(["typ": "JWT", "alg": "RS256"]) + "." + encode(claims) + ".signature",
             clientInfo: encode(["uid": .string(uid), "utid": .string(tenant)]),
             scope: "User.Read openid profile offline_access", expiresIn: 86_400, extendedExpiresIn: 172_800, familyId: nil)

@@ -64,13 +64,17 @@ func seed(_ target: LoadStore, users range: Range<Int>, blobs: Bool) throws -> S
     return shared
 }
 
-/// Seeds users `range` with `processes` seeder processes (this executable's `seed` command), then
-/// writes the merged shared items in one batch. Returns the seconds it took.
+/// Seeds users `range` with `processes` seeder processes (this executable's `seed` command; none:
+/// in this process), then writes the merged shared items in one batch. Returns the seconds it took.
 func seedInProcesses(_ target: LoadStore, users range: Range<Int>, blobs: Bool, processes: Int, scratch: String) throws -> Double {
     let start = monotonicNanoseconds()
     // Opened once first: a new store's lookup-key index is marked complete when it is first opened.
     var shared = SharedItems()
-    if !range.isEmpty {
+    if !range.isEmpty && processes == 0 {
+        // In this process (for tools that follow no child, such as valgrind).
+        _ = try target.open(tracking: false)
+        shared = try seed(target, users: range, blobs: blobs)
+    } else if !range.isEmpty {
         _ = try target.open(tracking: false)
         let count = max(1, min(processes, range.count / 100))
         let slice = (range.count + count - 1) / count

@@ -4,6 +4,7 @@ import Foundation
 //
 //   TokenCacheLoad run --cluster SPEC [--standalone SPEC] [--users N] [--sign-in-users N] [--seconds S]
 //                      [--warm-up S] [--processes P] [--limit ITEMS] [--zipf EXPONENT] [--docs docs/scaling.md]
+//   TokenCacheLoad sign-ins SPEC [--users N] [--timed N] [--processes P]   (first sign-ins alone, e.g. on sqlite:PATH)
 //   TokenCacheLoad seed SPEC PREFIX FROM TO blobs|- SHARED-FILE          (started by run)
 //   TokenCacheLoad work LAYOUT SPEC PREFIX INDEX OUTPUT USERS SECONDS WARM-UP ZIPF LIMIT PROCESSES   (started by run)
 //
@@ -13,6 +14,8 @@ do {
     switch arguments.first {
     case "run":
         try runDriver(try DriverOptions(arguments.dropFirst()))
+    case "sign-ins":
+        try runSignIns(arguments.dropFirst())
     case "seed":
         let values = Array(arguments.dropFirst())
         guard values.count == 6, let from = Int(values[2]), let to = Int(values[3]) else { throw LoadError.usage("seed SPEC PREFIX FROM TO blobs|- FILE") }

@@ -22,26 +22,41 @@ extension SQLiteStore: PartitionTrackingStore, LookupKeyIndexingStore {
     public var keepsLookupKeys: Bool { true }
 
     public func readPartition(accessGroup: String, account: String) throws -> PartitionRead {
-        try accessGroups.check(accessGroup)
-        let (sql, bind) = select(ItemQuery(accessGroup: accessGroup, account: account))
+        try readPartitions([PartitionID(accessGroup: accessGroup, account: account)])[0]
+    }
+
+    /// Every partition in one read transaction (one snapshot of the file, its epoch read once).
+    public func readPartitions(_ partitions: [PartitionID]) throws -> [PartitionRead] {
+        for partition in partitions { try accessGroups.check(partition.accessGroup) }
         return try state.withLock { state throws in
             let connection = state.connection
             return try connection.readTransaction("read partition") { () throws in
                 let epoch = try Self.storeRevision(on: connection)?.epoch ?? 0
-                let statement = try connection.statement("SELECT revision FROM partitions WHERE access_group = ? AND account = ?")
-                defer { statement.reset() }
-                _ = statement.bind(accessGroup, at: 1)
-                _ = statement.bind(account, at: 2)
-                let code = statement.step()
-                guard code == SQLITE_ROW || code == SQLITE_DONE else { throw connection.error(code, "read partition revision") }
-                // A non-integer value (only a hand-edited file has one) reads as its integer conversion:
-                // whatever it is, it changes when a commit stamps the partition again.
-                let revision = code == SQLITE_ROW ? statement.int64(0) : 0
-                statement.reset()
-                let items = try readItems(sql, bind, on: connection).items
-                return PartitionRead(items: items, revision: ChangeStamp(UInt64(bitPattern: revision), UInt64(bitPattern: epoch)))
+                return try partitions.map { partition throws in
+                    PartitionRead(
+                        items: try readItems(partition, on: connection),
+                        revision: ChangeStamp(UInt64(bitPattern: try revision(of: partition, on: connection)), UInt64(bitPattern: epoch)))
+                }
             }
         }
+    }
+
+    /// The revision counter the `partitions` table records for `partition` (0 when none).
+    private func revision(of partition: PartitionID, on connection: SQLiteConnection) throws(SQLiteStoreError) -> Int64 {
+        let statement = try connection.statement("SELECT revision FROM partitions WHERE access_group = ? AND account = ?")
+        defer { statement.reset() }
+        _ = statement.bind(partition.accessGroup, at: 1)
+        _ = statement.bind(partition.account, at: 2)
+        let code = statement.step()
+        guard code == SQLITE_ROW || code == SQLITE_DONE else { throw connection.error(code, "read partition revision") }
+        // A non-integer value (only a hand-edited file has one) reads as its integer conversion:
+        // whatever it is, it changes when a commit stamps the partition again.
+        return code == SQLITE_ROW ? statement.int64(0) : 0
+    }
+
+    private func readItems(_ partition: PartitionID, on connection: SQLiteConnection) throws -> [StoreItem] {
+        let (sql, bind) = select(ItemQuery(accessGroup: partition.accessGroup, account: partition.account))
+        return try readItems(sql, bind, on: connection).items
     }
 
     public func partitionChanges(since revision: ChangeStamp?) throws -> PartitionChanges? {

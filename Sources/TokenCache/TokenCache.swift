@@ -80,6 +80,10 @@ public final class TokenCache: Sendable {
         /// In partition loading mode: which partitions the index holds, and what lookups need.
         var loaded = LoadedPartitions()
         var statistics = PartitionStatistics()
+        /// In partition loading mode: the account-metadata items (MSAL ObjC's per-app 5001 items)
+        /// as they were when this engine last filed their entries per account, so an item that
+        /// keeps entries no account record claims is not filed again until it changes.
+        var filedMetadata: [ItemIdentity: AccountMetadata] = [:]
     }
 
     let state = StateLock(State())

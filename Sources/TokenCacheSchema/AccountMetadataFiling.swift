@@ -34,7 +34,7 @@ public enum AccountMetadataFiling {
     public static func operations(for items: [StoreItem]) -> [StoreOperation] {
         var environments: [String: String] = [:]
         var existing: Set<SignInKey> = []
-        var legacy: [(AccountMetadata, ItemIdentity)] = []
+        var legacy: [(metadata: AccountMetadata, identity: ItemIdentity)] = []
         for item in items {
             guard let type = item.type else { continue }
             if AccountType(typeCode: type) != nil {
@@ -51,20 +51,38 @@ public enum AccountMetadataFiling {
                 legacy.append((metadata, item.identity))
             }
         }
+        return operations(
+            filing: legacy, environment: { environments[$0] },
+            hasOwnItem: { existing.contains(SignInKey(accessGroup: $0, clientId: $1, home: $2)) })
+    }
+
+    /// The batch that files the entries of `legacy` (5001 items the filing handles, with their
+    /// identities), for a caller that holds only part of the store: `environment` gives the
+    /// environment of a home account's first account record (normalized home account id; `nil`
+    /// when there is none), `hasOwnItem` whether an account already has its own item in an access
+    /// group for a client. With `homes`, only the entries of those (normalized) home accounts are
+    /// filed; the others stay. Empty when there is nothing to file.
+    public static func operations(
+        filing legacy: [(metadata: AccountMetadata, identity: ItemIdentity)], homes: Set<String>? = nil,
+        environment: (_ home: String) -> String?,
+        hasOwnItem: (_ accessGroup: String, _ clientId: String, _ home: String) -> Bool
+    ) -> [StoreOperation] {
+        var filed: Set<SignInKey> = []
         var saves: [StoreOperation] = []
         var rewrites: [StoreOperation] = []
         for (metadata, identity) in legacy {
             var remaining = metadata
             for (key, entry) in metadata.accounts.sorted(by: { $0.key < $1.key }) {
                 let home = ItemKey.normalized(key)
+                if let homes, !homes.contains(home) { continue }
                 let signInKey = SignInKey(accessGroup: identity.accessGroup, clientId: metadata.clientId, home: home)
-                if existing.contains(signInKey) {
+                if filed.contains(signInKey) || hasOwnItem(identity.accessGroup, metadata.clientId, home) {
                     remaining.accounts[key] = nil
-                } else if isFileable(key: key, entry: entry, clientId: metadata.clientId), let environment = environments[home] {
+                } else if isFileable(key: key, entry: entry, clientId: metadata.clientId), let environment = environment(home) {
                     let signIn = AccountSignIn(entry: entry, environment: environment)
                     guard let item = try? signIn.storeItem(accessGroup: identity.accessGroup) else { continue }
                     saves.append(.save(item))
-                    existing.insert(signInKey)
+                    filed.insert(signInKey)
                     remaining.accounts[key] = nil
                 }
             }

@@ -136,6 +136,24 @@ struct ItemStoreConformanceTests {
         #expect(try store.allItems().isEmpty)
     }
 
+    /// An item added, deleted and added again in one batch counts as added twice; one added and
+    /// saved again, as added and replaced.
+    @Test(arguments: Backend.allCases)
+    func aBatchCountsEachSaveAsItsRowWas(backend: Backend) throws {
+        let store = try backend.makeStore()
+        try store.save(Self.item(service: "old"))
+        let result = try store.apply([
+            .save(Self.item(service: "1")),
+            .delete(ItemQuery(service: "1")),
+            .save(Self.item(service: "1", data: "again")),
+            .save(Self.item(service: "1", data: "third")),
+            .save(Self.item(service: "old", data: "new")),
+            .save(Self.item(service: "old", data: "newer")),
+        ])
+        #expect([result.added, result.replaced, result.deleted] as [Int] == [2, 3, 1])
+        #expect(try store.allItems().map(\.data) == [Data("newer".utf8), Data("third".utf8)])
+    }
+
     @Test(arguments: Backend.allCases)
     func batchAppliesInOrder(backend: Backend) throws {
         let store = try backend.makeStore()

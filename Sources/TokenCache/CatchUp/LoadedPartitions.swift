@@ -27,6 +27,10 @@ enum PartitionNeed: DigestHashable, Sendable {
     case username(String)
     /// App metadata under every alias of `environment` (every known host when `nil`).
     case appMetadata(environment: String?)
+    /// The partitions of these accounts (normalized home account ids) under every known host and
+    /// those the store finds, with the account metadata: what filing MSAL ObjC's per-app
+    /// account-metadata items per account reads.
+    case homeAccounts([String])
 
     // Hashed through a `KeyDigest` and compared as bytes, as the access-token map's key is: every
     // warm lookup in this mode hashes its need, and a home account id is 70 bytes.
@@ -43,6 +47,8 @@ enum PartitionNeed: DigestHashable, Sendable {
             return sameBytes(first, second)
         case let (.appMetadata(first), .appMetadata(second)):
             return same(first, second)
+        case let (.homeAccounts(first), .homeAccounts(second)):
+            return first.count == second.count && zip(first, second).allSatisfy { sameBytes($0, $1) }
         default:
             return false
         }
@@ -64,6 +70,9 @@ enum PartitionNeed: DigestHashable, Sendable {
         case .appMetadata(let environment):
             digest.add(environment ?? "")
             shape = 3 | (environment == nil ? 32 : 0)
+        case .homeAccounts(let homes):
+            for home in homes { digest.add(home) }
+            shape = 4 | UInt64(homes.count) << 8
         }
         digest.add(word: shape)
         return digest

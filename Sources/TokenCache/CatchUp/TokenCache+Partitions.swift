@@ -41,6 +41,8 @@ extension TokenCache {
         case .username: true
         case .homeAccount(_, let environment, let legacy, _): (environment == nil || legacy) && store is any SplitReadingStore
         case .appMetadata: false
+        // Each account as `.homeAccount` with no environment: under every host the store finds.
+        case .homeAccounts: store is any SplitReadingStore
         }
     }
 
@@ -65,6 +67,8 @@ extension TokenCache {
         }
         if let result { return result }
         let searched = searches(need)
+        // An app's account-metadata item the need loaded is filed per account, after the answer.
+        defer { fileLoadedAccountMetadata() }
         for attempt in 0..<Self.partitionAttempts {
             pauseBeforeRetry(attempt)
             let stamp = try store.changeStamp()
@@ -240,6 +244,12 @@ extension TokenCache {
             return partitions
         case .appMetadata(let environment):
             return groups.flatMap { group in hosts(environment).map { PartitionID(accessGroup: group, account: $0) } }
+        case .homeAccounts(let homes):
+            var partitions = groups.map { PartitionID(accessGroup: $0, account: AccountMetadata.keyAccount) }
+            for home in homes {
+                partitions += try directPartitions(.homeAccount(home, environment: nil, legacy: false, metadata: false))
+            }
+            return partitions
         }
     }
 
@@ -262,7 +272,7 @@ extension TokenCache {
                 partitions += legacyPartitions(ofHome: home)
             }
             return partitions
-        case .appMetadata:
+        case .appMetadata, .homeAccounts:
             return []
         }
     }
@@ -298,16 +308,27 @@ extension TokenCache {
         return partitions
     }
 
-    /// ``commitPlanned(keepingLookupKeys:_:)`` in partition mode: the plan runs on the loaded
-    /// partitions, under the store's write lock, and only when they are current; a plan that turns
-    /// out to touch partitions not loaded is dropped, they are loaded, and it runs again.
+    /// ``commitPlanned(keepingLookupKeys:_:)`` in partition mode (see
+    /// `commitPlannedInLoadedPartitions`); then an app's account-metadata item the commit loaded is
+    /// filed per account (see `fileLoadedAccountMetadata`).
+    func commitPlannedInPartitions<Result>(
+        keepingLookupKeys: Bool, need: PartitionNeed?, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
+    ) throws -> (batch: BatchResult, result: Result) {
+        let committed = try commitPlannedInLoadedPartitions(keepingLookupKeys: keepingLookupKeys, need: need, plan)
+        fileLoadedAccountMetadata()
+        return committed
+    }
+
+    /// The plan runs on the loaded partitions, under the store's write lock, and only when they are
+    /// current; a plan that turns out to touch partitions not loaded is dropped, they are loaded,
+    /// and it runs again.
     ///
     /// On a busy store another writer's commit often lands between the revalidation and the plan
     /// (its invalidation moves the stamp): the first `freeRetries` such retries revalidate at once,
     /// without pausing or counting as one of the `partitionAttempts`, as do retries that load
     /// partitions the plan turned out to touch. Only a store that keeps moving past them gets the
     /// pauses, and in the end the whole read.
-    func commitPlannedInPartitions<Result>(
+    func commitPlannedInLoadedPartitions<Result>(
         keepingLookupKeys: Bool, need: PartitionNeed?, _ plan: (CacheIndex) throws -> (operations: [StoreOperation], result: Result)
     ) throws -> (batch: BatchResult, result: Result) {
         guard case .partitions(let limit) = configuration.loading else { preconditionFailure("partition mode only") }

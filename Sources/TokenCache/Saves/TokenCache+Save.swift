@@ -7,6 +7,50 @@ import Foundation
 #endif
 @_spi(Text) import TokenCacheSchema
 
+/// What a token response says about whom it is for, read once before the save is planned.
+struct SaveSubject {
+    let clientId: String
+    let claims: IdTokenClaims?
+    let clientInfo: ClientInfo?
+    let homeAccountId: String
+    /// The authority's preferred cache alias.
+    let environment: String
+    let realm: String?
+
+    init(_ response: TokenResponse, for request: TokenRequest, clouds: CloudAliases) throws {
+        clientId = request.clientId.trimmingWhitespace()
+        guard !clientId.isEmpty else { throw TokenCacheError.invalidRequest("the client id is empty") }
+        var claims: IdTokenClaims?
+        if let idToken = response.idToken {
+            guard let parsed = IdTokenClaims(rawToken: idToken) else {
+                throw TokenCacheError.invalidTokenResponse("'id_token' has no base64url JSON claims segment")
+            }
+            claims = parsed
+        }
+        var clientInfo: ClientInfo?
+        if let raw = response.clientInfo {
+            guard let parsed = ClientInfo(raw: raw) else {
+                throw TokenCacheError.invalidTokenResponse("'client_info' is not base64url JSON with 'uid' and 'utid'")
+            }
+            clientInfo = parsed
+        }
+        guard let homeAccountId = clientInfo?.homeAccountId ?? claims?.subject.map({ $0.lowercased() }) else {
+            throw TokenCacheError.invalidTokenResponse(
+                "the response has neither 'client_info' nor an 'id_token' with 'sub', so the account is unknown")
+        }
+        self.claims = claims
+        self.clientInfo = clientInfo
+        self.homeAccountId = homeAccountId
+        let authority = request.authority
+        environment = clouds.preferredCache(for: authority.environment)
+        realm =
+            switch authority.kind {
+            case .adfs: nil
+            case .aad, .b2c: claims?.tenantId ?? authority.tenant
+            }
+    }
+}
+
 /// What ``TokenCache/save(_:for:)`` wrote.
 public struct SavedTokens: Sendable, Hashable {
     /// `uid.utid` of the account the tokens belong to.
@@ -43,42 +87,22 @@ extension TokenCache {
     ///   when the batch cannot be written (then nothing was written).
     @discardableResult
     public func save(_ response: TokenResponse, for request: TokenRequest) throws -> SavedTokens {
+        let subject = try SaveSubject(response, for: request, clouds: configuration.clouds)
         // The plan is made on a copy of the index that is gone before the commit, so the commit can
         // patch the engine's index in place instead of copying it.
         // Committed only if the store is still what the plan saw (see commitPlanned): under the store's write lock.
-        try commitPlanned { index in try plan(response, for: request, on: index) }
+        // In partition mode the account's partitions are loaded first: a plan that met them missing
+        // would be dropped, its write transaction rolled back, and made again.
+        let need = PartitionNeed.homeAccount(subject.homeAccountId, environment: subject.environment, legacy: false)
+        return try commitPlanned(need: need) { index in try plan(response, for: request, subject: subject, on: index) }
     }
 
-    private func plan(_ response: TokenResponse, for request: TokenRequest, on index: CacheIndex) throws -> ([StoreOperation], SavedTokens) {
-        let clientId = request.clientId.trimmingWhitespace()
-        guard !clientId.isEmpty else { throw TokenCacheError.invalidRequest("the client id is empty") }
-
-        var claims: IdTokenClaims?
-        if let idToken = response.idToken {
-            guard let parsed = IdTokenClaims(rawToken: idToken) else {
-                throw TokenCacheError.invalidTokenResponse("'id_token' has no base64url JSON claims segment")
-            }
-            claims = parsed
-        }
-        var clientInfo: ClientInfo?
-        if let raw = response.clientInfo {
-            guard let parsed = ClientInfo(raw: raw) else {
-                throw TokenCacheError.invalidTokenResponse("'client_info' is not base64url JSON with 'uid' and 'utid'")
-            }
-            clientInfo = parsed
-        }
-        guard let homeAccountId = clientInfo?.homeAccountId ?? claims?.subject.map({ $0.lowercased() }) else {
-            throw TokenCacheError.invalidTokenResponse(
-                "the response has neither 'client_info' nor an 'id_token' with 'sub', so the account is unknown")
-        }
-
+    private func plan(
+        _ response: TokenResponse, for request: TokenRequest, subject: SaveSubject, on index: CacheIndex
+    ) throws -> ([StoreOperation], SavedTokens) {
+        let (clientId, claims, clientInfo, homeAccountId, environment, realm) =
+            (subject.clientId, subject.claims, subject.clientInfo, subject.homeAccountId, subject.environment, subject.realm)
         let authority = request.authority
-        let environment = configuration.clouds.preferredCache(for: authority.environment)
-        let realm: String? =
-            switch authority.kind {
-            case .adfs: nil
-            case .aad, .b2c: claims?.tenantId ?? authority.tenant
-            }
         let familyId = response.familyId.flatMap { $0.isEmpty ? nil : $0 }
         let now = self.now
 
