@@ -127,7 +127,8 @@ static inline int tc_redis_buffer_write(redisContext *context, int *done) {
     errno = 0;
     int result = tokencache_hiredis.redisBufferWrite(context, done);
     int saved = errno;
-    if (!was_pending) {
+    // Only a failed write can have raised one.
+    if (!was_pending && result != REDIS_OK) {
         sigemptyset(&pending);
         if (sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
             struct timespec now = {0, 0};
