@@ -2,6 +2,7 @@ import CacheStore
 import CacheStoreMemory
 import CacheStoreSQLite
 import Foundation
+import Synchronization
 import Testing
 
 /// `apply(_:ifUnchangedSince:)`: the compare-and-swap the engine's read-modify-writes rely on. Two
@@ -60,16 +61,23 @@ extension SQLiteStore: ConditionallyApplying {}
     /// increment (with optimistic retries alone, six soak processes starved each other).
     func checkPlannedIncrements(_ stores: [any ItemStore]) throws {
         let rounds = 50
+        // A store error fails this test, not the whole test process.
+        let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
             let store = stores[worker % stores.count]
-            for _ in 0..<rounds {
-                try! store.applyPlanned { _, allItems in
-                    let current = try allItems().first { $0.account == "authority_map" }
-                        .map { Int(String(decoding: $0.data, as: UTF8.self))! } ?? 0
-                    return [.save(Self.item("\(current + 1)"))]
+            do {
+                for _ in 0..<rounds {
+                    try store.applyPlanned { _, allItems in
+                        let current = try allItems().first { $0.account == "authority_map" }
+                            .map { Int(String(decoding: $0.data, as: UTF8.self))! } ?? 0
+                        return [.save(Self.item("\(current + 1)"))]
+                    }
                 }
+            } catch {
+                failures.withLock { $0.append("worker \(worker): \(error)") }
             }
         }
+        #expect(failures.withLock { $0 } == [])
         let final = try stores[0].items(matching: Self.item("").identity.query).first
         #expect(final.map { String(decoding: $0.data, as: UTF8.self) } == "\(4 * rounds)")
     }
