@@ -27,6 +27,10 @@ esac
 
 # halt_on_error: the first report fails the process that saw it (a child process too), so it can't
 # scroll by unnoticed; second_deadlock_stack gives both stacks of a lock-order report.
+# Swift's crash backtracer, spawned from the signal handler, trips ThreadSanitizer's fork check and
+# was left holding the run's output open: a crashed test hung the run instead of failing it. The
+# sanitizers print their own stacks.
+export SWIFT_BACKTRACE=enable=no
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 # Leak checking is off: the Swift runtime's and Foundation's one-time caches look like leaks.
 export ASAN_OPTIONS="detect_leaks=0 halt_on_error=1 ${ASAN_OPTIONS:-}"
