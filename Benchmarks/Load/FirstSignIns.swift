@@ -14,6 +14,10 @@ struct SignInScaling {
     /// to the latencies is not in it.
     let smallCPU: Latencies
     let largeCPU: Latencies
+    /// Bytes this process wrote per timed sign-in (`wchar` of /proc/self/io: a SQLite store's log
+    /// frames and checkpoints), the same on a loaded machine as on an idle one.
+    let smallWritten: Double
+    let largeWritten: Double
     let largeUsers: Int
     let seedSeconds: Double
 
@@ -21,18 +25,21 @@ struct SignInScaling {
         _ target: LoadStore, users: Int, processes: Int, limit: Int, scratch: String, timed: Int = timed
     ) throws -> SignInScaling {
         var seconds = try seedInProcesses(target, users: 0..<smallUsers, blobs: false, processes: processes, scratch: scratch)
-        let (small, smallCPU) = try time(target, firstUser: 90_000_000, limit: limit, timed: timed)
+        let (small, smallCPU, smallWritten) = try time(target, firstUser: 90_000_000, limit: limit, timed: timed)
         seconds += try seedInProcesses(target, users: smallUsers..<max(smallUsers, users), blobs: false, processes: processes, scratch: scratch)
-        let (large, largeCPU) = try time(target, firstUser: 90_100_000, limit: limit, timed: timed)
+        let (large, largeCPU, largeWritten) = try time(target, firstUser: 90_100_000, limit: limit, timed: timed)
         return SignInScaling(
-            small: small, large: large, smallCPU: smallCPU, largeCPU: largeCPU, largeUsers: max(smallUsers, users), seedSeconds: seconds)
+            small: small, large: large, smallCPU: smallCPU, largeCPU: largeCPU, smallWritten: smallWritten, largeWritten: largeWritten,
+            largeUsers: max(smallUsers, users), seedSeconds: seconds)
     }
 
-    private static func time(_ target: LoadStore, firstUser: Int, limit: Int, timed: Int) throws -> (Latencies, Latencies) {
+    private static func time(_ target: LoadStore, firstUser: Int, limit: Int, timed: Int) throws -> (Latencies, Latencies, Double) {
         let cache = try TokenCache(store: try target.open(tracking: true), configuration: .init(loading: .partitions(limit: limit)))
         var latencies = Latencies()
         var processor = Latencies()
+        var writtenBefore = 0
         for offset in 0..<(timed + 5) {
+            if offset == 5 { writtenBefore = bytesWritten() }
             let response = LoadUsers.response(firstUser + offset)
             let began = monotonicNanoseconds()
             let beganCPU = threadCPUNanoseconds()
@@ -42,7 +49,15 @@ struct SignInScaling {
                 latencies.add(monotonicNanoseconds() - began)
             }
         }
-        return (latencies, processor)
+        return (latencies, processor, Double(bytesWritten() - writtenBefore) / Double(max(1, timed)))
+    }
+
+    /// `wchar` of /proc/self/io: every byte this process handed to `write` and `pwrite` so far (0
+    /// where there is no such file).
+    private static func bytesWritten() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/io", encoding: .utf8) else { return 0 }
+        let line = text.split(separator: "\n").first { $0.hasPrefix("wchar:") }
+        return line.flatMap { Int($0.dropFirst("wchar:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
     }
 
     private static func threadCPUNanoseconds() -> UInt64 {
@@ -78,11 +93,13 @@ func runSignIns(_ arguments: ArraySlice<String>) throws {
     defer { try? FileManager.default.removeItem(atPath: scratch) }
     let target = LoadStore(spec: spec, prefix: "tokencache-sign-ins-\(getpid())")
     let scaling = try SignInScaling.measure(target, users: users, processes: processes, limit: 40_000, scratch: scratch, timed: timed)
-    for (size, latencies, processor) in [
-        (SignInScaling.smallUsers, scaling.small, scaling.smallCPU), (scaling.largeUsers, scaling.large, scaling.largeCPU),
+    for (size, latencies, processor, written) in [
+        (SignInScaling.smallUsers, scaling.small, scaling.smallCPU, scaling.smallWritten),
+        (scaling.largeUsers, scaling.large, scaling.largeCPU, scaling.largeWritten),
     ] {
         print("first sign-in at \(formatCount(size)) users: p50 \(formatDuration(latencies.percentile(0.5))), "
             + "p90 \(formatDuration(latencies.percentile(0.9))), p99 \(formatDuration(latencies.percentile(0.99))); "
-            + "processor time p50 \(formatDuration(processor.percentile(0.5))) (\(latencies.count) timed)")
+            + "processor time p50 \(formatDuration(processor.percentile(0.5))); "
+            + "written \(String(format: "%.1f", written / 1024)) KB a sign-in (\(latencies.count) timed)")
     }
 }

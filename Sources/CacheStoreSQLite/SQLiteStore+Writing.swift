@@ -22,8 +22,11 @@ extension SQLiteStore {
         _ plan: (_ stamp: ChangeStamp, _ allItems: () throws -> [StoreItem]) throws -> [StoreOperation]
     ) throws -> BatchResult {
         try apply(expecting: nil) { stamp, connection in
-            let (sql, bind) = select(ItemQuery())
-            let batch = try plan(stamp) { try readItems(sql, bind, on: connection).items }
+            // The whole read's SQL is built only for a plan that reads everything (most read nothing).
+            let batch = try plan(stamp) {
+                let (sql, bind) = select(ItemQuery())
+                return try readItems(sql, bind, on: connection).items
+            }
             try accessGroups.check(batch)
             return batch
         }!

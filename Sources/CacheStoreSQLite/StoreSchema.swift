@@ -28,7 +28,6 @@ enum StoreSchema {
         );
         CREATE UNIQUE INDEX items_identity ON items (access_group, account, service, type);
         CREATE INDEX items_group_type ON items (access_group, type);
-        CREATE INDEX items_group_generic_type ON items (access_group, generic, type);
         """,
         // 2: encryption at rest. `envelope` says how `data` is stored: 0 plain bytes (v1 rows, and
         // stores opened without encryption), 1 a `PayloadEnvelope` v1 (AES-256-GCM). `data_keys`
@@ -77,6 +76,15 @@ enum StoreSchema {
         INSERT OR IGNORE INTO lookup_keys_incomplete (access_group) SELECT DISTINCT access_group FROM items;
         """,
     ]
+
+    /// Indexes earlier versions made that no query needs, dropped at every read-write open that
+    /// finds one (see ``dropRetiredIndexes(_:)``).
+    ///
+    /// `items_group_generic_type` (`access_group, generic, type`) served the one query by `generic`,
+    /// the legacy entries' (`type` absent), which `items_group_type`'s range of type -1 answers as
+    /// well: only legacy entries and the wipe record have no type. Every item a save adds cost it a
+    /// leaf at a place of its own; a first sign-in's commit wrote about 9 of its 37 pages there.
+    static let retiredIndexes = ["items_group_generic_type"]
 
     /// `items.envelope` for a payload stored as plain bytes.
     static let plainEnvelope: Int64 = 0
@@ -140,6 +148,28 @@ enum StoreSchema {
             if version < latestVersion {
                 try connection.execute("PRAGMA user_version = \(latestVersion)", "record schema version")
             }
+            try dropRetiredIndexes(connection)
+        }
+    }
+
+    /// Drops the ``retiredIndexes`` the file has. Not a schema version: a file without them is one
+    /// every version reads and writes as before (queries name no index), so processes of older
+    /// versions keep sharing it; one of them creating a new file makes them again, and the next
+    /// open of this version drops them. Inside the opening write transaction.
+    static func dropRetiredIndexes(_ connection: SQLiteConnection) throws(SQLiteStoreError) {
+        for name in retiredIndexes {
+            let statement = try connection.statement("SELECT 1 FROM sqlite_schema WHERE type = 'index' AND name = ?")
+            _ = statement.bind(name, at: 1)
+            let code = statement.step()
+            statement.reset()
+            guard code == SQLITE_ROW || code == SQLITE_DONE else { throw connection.error(code, "look for retired index \(name)") }
+            guard code == SQLITE_ROW else { continue }
+            // Its pages hold attributes, which the table keeps readable anyway, never a payload: freed
+            // without zeroing them (`FAST`), so dropping it on a store of millions of items writes
+            // a few pages rather than every page of the index again.
+            try connection.execute("PRAGMA secure_delete = FAST", "drop retired index")
+            defer { try? connection.execute("PRAGMA secure_delete = ON", "drop retired index") }
+            try connection.execute("DROP INDEX IF EXISTS \(name)", "drop retired index \(name)")
         }
     }
 }
