@@ -167,9 +167,16 @@ enum StoreSchema {
             // Its pages hold attributes, which the table keeps readable anyway, never a payload: freed
             // without zeroing them (`FAST`), so dropping it on a store of millions of items writes
             // a few pages rather than every page of the index again.
+            // Secure delete comes back on before anything else runs on this connection, or the
+            // open fails: a connection that left it off would free token pages unzeroed.
             try connection.execute("PRAGMA secure_delete = FAST", "drop retired index")
-            defer { try? connection.execute("PRAGMA secure_delete = ON", "drop retired index") }
-            try connection.execute("DROP INDEX IF EXISTS \(name)", "drop retired index \(name)")
+            do {
+                try connection.execute("DROP INDEX IF EXISTS \(name)", "drop retired index \(name)")
+            } catch {
+                try connection.execute("PRAGMA secure_delete = ON", "drop retired index")
+                throw error
+            }
+            try connection.execute("PRAGMA secure_delete = ON", "drop retired index")
         }
     }
 }
