@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The thread-sanitizer pass CI runs; see scripts/sanitize.sh.
 #
-# It covers every suite that runs in this process — the engine's index under concurrent readers and
-# writers (ConcurrentAccessTests), the stores, the schema, the readers. The suites that start child
+# It covers the suites where threads meet, in this process: the engine's index under concurrent
+# readers and writers (ConcurrentAccessTests), the stores and their connections, the C ABI's
+# handles, the key files, run in parallel as swift-testing does. The suites that start child
 # processes (the CLI's, the multi-process store tests, the MSAL Python interop) run in the normal
 # pass only: their children are separate programs, and under TSan libdispatch's manager thread,
 # which watches those children, has crashed in uninstrumented code. The Redis suites that start
@@ -20,8 +21,13 @@ slow_one_thread='partitionModeAnswersLikeWholeStoreMode|carriedAnswersMatchAFres
 slow_one_thread+='|incrementalIndexMatchesAFreshRead|manyItemsAndPointLookups|largePayloadsRoundTrip'
 slow_one_thread+='|chunkedReadHandsOverEveryItemInOrder|everyTruncationFailsCleanlyAndChangesNothing'
 slow_one_thread+='|manyPartitionsSpreadOverShardsReadBackWhole'
+# The format readers' suites (schema, interchange, keyed archives, JSON, display) drive code that
+# starts no thread and shares no state between calls; they run in the normal pass, and the readers
+# under the fuzzers (AddressSanitizer) as well.
+one_thread_targets='TokenCacheSchemaTests|TokenCacheInterchangeTests|KeyedArchiveTests|TokenCacheJSONTests|TokenCacheDisplayTests'
 if [ "${1:-}" = "--build-only" ]; then exec bash "$(dirname "$0")/sanitize.sh" thread --build-only; fi
 exec bash "$(dirname "$0")/sanitize.sh" thread \
     --skip tokencacheTests --skip MultiProcessTests --skip RevalidationTests --skip ConcurrentFirstWriteTests \
     --skip RedisFaultTests --skip RedisFailoverTests --skip RedisMultiProcessTests --skip RedisStoreTests \
-    --skip RedisHostileServerTests --skip HostileSizeRegressionTests --skip "$slow_one_thread" "$@"
+    --skip RedisHostileServerTests --skip HostileSizeRegressionTests --skip "$slow_one_thread" \
+    --skip "$one_thread_targets" "$@"
